@@ -1,0 +1,89 @@
+"""API key authentication for operations 1-5 (contract §2): one key lookup per request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
+
+from accounts import keys
+from accounts.models import ApiKey, Organization
+
+MISSING_KEY = "Missing API key: send it in the x-api-key header"
+INVALID_KEY = "Invalid API key"
+REVOKED_KEY = "API key revoked"
+EXPIRED_KEY = "API key expired"
+WRONG_ENVIRONMENT = "This API key belongs to the {key_env} environment; this is the {env} environment"
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class ApiClient:
+    """Who is calling: `request.user` for API requests."""
+
+    api_key: ApiKey
+    organization: Organization
+
+    is_authenticated = True
+
+
+def key_from_headers(request: Request) -> str | None:
+    key = request.headers.get("x-api-key")
+    if key:
+        return key.strip()
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    return None
+
+
+def authenticate_key(key: str) -> ApiKey:
+    """The active key for `key`, or AuthenticationFailed with the reason."""
+    prefix = keys.prefix_of(key)
+    if prefix is None:
+        raise exceptions.AuthenticationFailed(INVALID_KEY)
+    api_key = ApiKey.objects.select_related("organization").filter(prefix=prefix).first()
+    if api_key is None or not keys.key_matches(key, api_key.hashed_key):
+        raise exceptions.AuthenticationFailed(INVALID_KEY)
+    if api_key.is_revoked:
+        raise exceptions.AuthenticationFailed(REVOKED_KEY)
+    now = timezone.now()
+    if api_key.is_expired(now):
+        raise exceptions.AuthenticationFailed(EXPIRED_KEY)
+    if api_key.environment != settings.ASSISTANT_ENVIRONMENT:
+        raise exceptions.AuthenticationFailed(
+            WRONG_ENVIRONMENT.format(key_env=api_key.environment, env=settings.ASSISTANT_ENVIRONMENT)
+        )
+    touch_last_used(api_key, now)
+    return api_key
+
+
+def touch_last_used(api_key: ApiKey, now) -> None:
+    """Records use at most once a minute per key, with one conditional UPDATE."""
+    if api_key.last_used_at is not None and now - api_key.last_used_at < LAST_USED_RESOLUTION:
+        return
+    # The condition keeps concurrent workers from writing the same minute twice.
+    stale = now - LAST_USED_RESOLUTION
+    ApiKey.objects.filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=api_key.pk).update(
+        last_used_at=now
+    )
+    api_key.last_used_at = now
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[ApiClient, ApiKey] | None:
+        key = key_from_headers(request)
+        if key is None:
+            return None
+        api_key = authenticate_key(key)
+        return ApiClient(api_key=api_key, organization=api_key.organization), api_key
+
+    def authenticate_header(self, request: Request) -> str:
+        # Makes DRF answer 401 (not 403) when the key is missing.
+        return 'Bearer realm="api"'

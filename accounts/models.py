@@ -1,0 +1,90 @@
+"""Organizations, their chatbots and API keys."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+
+class Organization(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200, unique=True)
+    monthly_quota = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Messages per calendar month (UTC). Empty means unlimited."
+    )
+    allowed_origins = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=(
+            'Origins allowed to call the public PDP endpoints, e.g. ["https://shop.example"]. '
+            "Empty allows any origin."
+        ),
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Chatbot(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="chatbots")
+    name = models.CharField(max_length=200)
+    greeting = models.TextField(blank=True, help_text="First message of every new chat, if set.")
+    is_active = models.BooleanField(default=True)
+    max_products = models.PositiveSmallIntegerField(
+        default=4, help_text="Most products recommended in one reply."
+    )
+    engine = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text="Assistant engine for this chatbot; empty uses the deployment's ASSISTANT_ENGINE.",
+    )
+    system_prompt = models.TextField(
+        blank=True, help_text="Instructions for a language-model engine; empty uses the default."
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["organization__name", "name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Environment(models.TextChoices):
+    STAGING = "staging", "Staging"
+    PRODUCTION = "production", "Production"
+
+
+class ApiKey(models.Model):
+    """An issued key; only its public prefix and a SHA-512 hash of the whole key are kept."""
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=200, blank=True)
+    environment = models.CharField(max_length=12, choices=Environment.choices, default=Environment.STAGING)
+    prefix = models.CharField(max_length=32, unique=True, editable=False)
+    hashed_key = models.CharField(max_length=128, editable=False)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.name})" if self.name else f"{self.prefix}…"
+
+    @property
+    def is_revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def is_expired(self, now=None) -> bool:
+        return self.expires_at is not None and self.expires_at <= (now or timezone.now())

@@ -1,0 +1,55 @@
+"""The two staff groups of the admin console and what each may do (issue: admin roles).
+
+A data migration applies these; a migration that adds models calls `sync_role_groups` again.
+"""
+
+from __future__ import annotations
+
+OPERATORS = "Operators"
+SUPPORT = "Support"
+
+# app label -> model -> actions
+OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "accounts": {
+        "organization": ("add", "change", "delete", "view"),
+        "chatbot": ("add", "change", "delete", "view"),
+        "apikey": ("add", "change", "view"),
+    },
+    "knowledge": {
+        "product": ("add", "change", "delete", "view"),
+        "store": ("add", "change", "delete", "view"),
+        "storeinventory": ("add", "change", "delete", "view"),
+        "pdpquestionset": ("add", "change", "delete", "view"),
+        "pdpquestion": ("add", "change", "delete", "view"),
+    },
+    "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
+}
+
+SUPPORT_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
+    "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
+    "knowledge": {"product": ("view",), "store": ("view",), "storeinventory": ("view",)},
+}
+
+
+def sync_role_groups(apps, schema_editor=None) -> None:
+    """Creates both groups and sets exactly their permissions (usable from a migration)."""
+    from django.contrib.auth.management import create_permissions
+
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, verbosity=0, apps=apps)
+        app_config.models_module = None
+
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    for group_name, grants in ((OPERATORS, OPERATOR_PERMISSIONS), (SUPPORT, SUPPORT_PERMISSIONS)):
+        group, _ = Group.objects.get_or_create(name=group_name)
+        wanted = []
+        for app_label, models in grants.items():
+            for model, actions in models.items():
+                codenames = [f"{action}_{model}" for action in actions]
+                found = Permission.objects.filter(
+                    content_type__app_label=app_label, content_type__model=model, codename__in=codenames
+                )
+                wanted.extend(found)
+        group.permissions.set(wanted)

@@ -1,0 +1,84 @@
+"""The one place where exceptions become error responses in the contract's shape (§1)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import DatabaseError, InterfaceError, OperationalError
+from django.http import Http404
+from rest_framework import exceptions as drf
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+from accounts.authentication import MISSING_KEY
+from assistant_api import errors
+
+logger = logging.getLogger("assistant_api.errors")
+
+_DRF_MESSAGES = {
+    drf.NotAuthenticated: MISSING_KEY,
+    drf.AuthenticationFailed: "Invalid API key",
+    drf.ParseError: errors.INVALID_JSON,
+    drf.NotFound: errors.NOT_FOUND,
+}
+
+
+def error_body(message: str, field_errors: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": message}
+    if field_errors:
+        body["errors"] = field_errors
+    return body
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, errors.ApplicationError):
+        response = Response(error_body(exc.message, exc.errors), status=exc.status_code)
+        for name, value in exc.headers.items():
+            response[name] = value
+        return response
+    if isinstance(exc, RequestDataTooBig):
+        return Response(error_body(errors.BODY_TOO_LARGE), status=413)
+    if isinstance(exc, drf.ValidationError):
+        exc = errors.ValidationFailedError.from_detail(exc.detail)
+        return Response(error_body(exc.message, exc.errors), status=422)
+    if isinstance(exc, OperationalError | InterfaceError):
+        logger.error("database unavailable: %s", type(exc).__name__)
+        return Response(error_body(errors.DATABASE_UNAVAILABLE), status=503)
+    if isinstance(exc, Http404):
+        exc = drf.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = drf.PermissionDenied()
+
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        if isinstance(exc, DatabaseError):
+            logger.exception("database error")
+        else:
+            logger.exception("unhandled error")
+        return Response(error_body(errors.INTERNAL_ERROR), status=500)
+
+    message = _message_for(exc)
+    response.data = error_body(message)
+    if isinstance(exc, drf.Throttled) and exc.wait is not None:
+        response["Retry-After"] = str(max(1, int(exc.wait + 0.999)))
+    return response
+
+
+def _message_for(exc: Exception) -> str:
+    for exc_type, message in _DRF_MESSAGES.items():
+        if type(exc) is exc_type:
+            detail = getattr(exc, "detail", None)
+            # Our own authentication class gives a precise reason; keep it.
+            if exc_type is drf.AuthenticationFailed and detail and str(detail) != str(
+                drf.AuthenticationFailed.default_detail
+            ):
+                return str(detail)
+            if exc_type is drf.NotFound and detail and str(detail) != str(drf.NotFound.default_detail):
+                return str(detail)
+            return message
+    detail = getattr(exc, "detail", None)
+    if isinstance(detail, str):
+        return detail
+    return str(getattr(exc, "default_detail", errors.INTERNAL_ERROR))

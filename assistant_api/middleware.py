@@ -1,0 +1,117 @@
+"""Request id, body size limit and JSON error bodies for every path (contract §1)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Callable
+
+import orjson
+from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+
+from assistant_api import errors
+from assistant_api.request_context import request_id_var
+
+logger = logging.getLogger("assistant_api.errors")
+
+Handler = Callable[[HttpRequest], HttpResponseBase]
+
+# A client's id is echoed only when it is safe to put back in a header and a log line.
+_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+
+_STATUS_MESSAGES = {
+    400: "Bad request",
+    403: "Forbidden",
+    404: errors.NOT_FOUND,
+    405: "Method not allowed",
+    406: "Not acceptable",
+    413: errors.BODY_TOO_LARGE,
+    415: "Unsupported media type",
+    500: errors.INTERNAL_ERROR,
+    503: "Service unavailable",
+}
+
+
+def json_error(status: int, message: str | None = None) -> HttpResponse:
+    body = {"message": message or _STATUS_MESSAGES.get(status, "Error")}
+    return HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        given = request.headers.get("X-Request-Id", "")
+        request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
+        request.request_id = request_id  # type: ignore[attr-defined]
+        token = request_id_var.set(request_id)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id_var.reset(token)
+        response["X-Request-Id"] = request_id
+        return response
+
+
+class BodySizeLimitMiddleware:
+    """Refuses declared bodies over 64 KiB before anything reads them (413).
+
+    The admin's catalog import form is the one place that takes larger uploads.
+    """
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return json_error(400, "Invalid Content-Length header")
+        limit = (
+            settings.ADMIN_MAX_BODY_BYTES
+            if request.path.startswith("/admin/")
+            else settings.MAX_BODY_BYTES
+        )
+        if length > limit:
+            return json_error(413)
+        return self.get_response(request)
+
+
+class JsonErrorMiddleware:
+    """Gives every error outside the admin a JSON body, whoever produced it.
+
+    DRF views already answer in the contract's shape; this catches what Django itself
+    answers (method not allowed on plain views, empty-bodied errors) and unexpected
+    exceptions in plain views, so no HTML page or trace ever reaches an integrator.
+    """
+
+    def __init__(self, get_response: Handler) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if response.status_code < 400 or response.streaming:
+            return response
+        if response.get("Content-Type", "").startswith("application/json"):
+            return response
+        if request.path.startswith("/admin/") and response.status_code not in (404, 500):
+            return response
+        replacement = json_error(response.status_code)
+        for header in ("Allow", "Retry-After"):
+            if header in response:
+                replacement[header] = response[header]
+        return replacement
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if isinstance(exception, Http404 | PermissionDenied | SuspiciousOperation | BadRequest):
+            return None  # Django's handlers (our JSON views in urls.py) answer these.
+        if isinstance(exception, OperationalError | InterfaceError):
+            logger.error("database unavailable: %s", type(exception).__name__)
+            return json_error(503, errors.DATABASE_UNAVAILABLE)
+        logger.exception("unhandled error", exc_info=exception)
+        return json_error(500)

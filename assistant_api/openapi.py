@@ -1,0 +1,41 @@
+"""Shared pieces of the OpenAPI description: the error body and both auth schemes."""
+
+from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from rest_framework import serializers
+
+ErrorBody = inline_serializer(
+    name="Error",
+    fields={
+        "message": serializers.CharField(),
+        "errors": serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False),
+    },
+)
+
+_DESCRIPTIONS = {
+    400: "The body is not valid JSON.",
+    401: "API key missing, unknown, revoked, expired, or of the other environment.",
+    404: "The resource does not exist or belongs to another organization.",
+    413: "Body larger than 64 KiB.",
+    415: "The body is not application/json.",
+    422: "The body or query failed validation.",
+    429: "Monthly message quota reached, or rate limit exceeded (with Retry-After).",
+    503: "The database or the assistant engine is unavailable.",
+}
+
+
+def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:  # noqa: N802
+    return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in statuses}
+
+
+class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
+    target_class = "accounts.authentication.ApiKeyAuthentication"
+    name = ["apiKey", "bearer"]
+
+    def get_security_definition(self, auto_schema):
+        return [
+            {"type": "apiKey", "in": "header", "name": "x-api-key"},
+            {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+        ]

@@ -1,0 +1,32 @@
+"""JSON rendering with orjson: the hot path of every API response."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from rest_framework.renderers import BaseRenderer
+
+
+def json_default(value: Any) -> Any:
+    # Decimal and lazy strings reach the renderer from serializers and error details.
+    from decimal import Decimal
+
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
+
+
+class JsonRenderer(BaseRenderer):
+    media_type = "application/json"
+    format = "json"
+    charset = None
+
+    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None) -> bytes:
+        if data is None:
+            # A view that returns no body (204, 304) renders nothing; a view that returns
+            # JSON null (contract §6, POST get-questions) sets `render_null`.
+            response = (renderer_context or {}).get("response")
+            if response is None or not getattr(response, "render_null", False):
+                return b""
+        return orjson.dumps(data, default=json_default, option=orjson.OPT_UTC_Z)

@@ -1,0 +1,19 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from assistant_api import views
+
+urlpatterns = [
+    path("v1/", include("chats.urls")),
+    path("v1/openapi.json", SpectacularAPIView.as_view(), name="openapi"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
+    path("healthz", views.healthz),
+    path("readyz", views.readyz),
+    path("admin/", admin.site.urls),
+]
+
+handler400 = "assistant_api.views.bad_request"
+handler403 = "assistant_api.views.permission_denied"
+handler404 = "assistant_api.views.not_found"
+handler500 = "assistant_api.views.server_error"

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ChatsConfig(AppConfig):
+    name = "chats"
+    verbose_name = "Chats"

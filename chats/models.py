@@ -1,0 +1,87 @@
+"""Chats, their messages and the events of the assistant's replies."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from accounts.models import Chatbot, Organization
+
+
+class Chat(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="chats")
+    chatbot = models.ForeignKey(Chatbot, on_delete=models.CASCADE, related_name="chats")
+    user_id = models.UUIDField(default=uuid.uuid4, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["organization", "-created_at"], name="chat_org_created")]
+
+    def __str__(self) -> str:
+        return str(self.id)
+
+
+class MessageType(models.TextChoices):
+    USER = "user", "User"
+    ASSISTANT = "assistant", "Assistant"
+    ANSWER = "answer", "Answer"
+
+
+class Message(models.Model):
+    """One message; `seq` (the primary key) is the insertion order used for history.
+
+    `uuid` is the public `id` of the message (Django reserves the name `id` for primary keys).
+    """
+
+    seq = models.BigAutoField(primary_key=True)
+    uuid = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    chat = models.ForeignKey(Chat, on_delete=models.CASCADE, related_name="messages")
+    type = models.CharField(max_length=10, choices=MessageType.choices)
+    content = models.TextField()
+    # Snapshots as they were at reply time; null when the reply has none (contract §4).
+    suggestions = models.JSONField(null=True, blank=True)
+    products = models.JSONField(null=True, blank=True)
+    current_url = models.TextField(blank=True)
+    store_code = models.CharField(max_length=100, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["seq"]
+        indexes = [models.Index(fields=["chat", "seq"], name="message_chat_seq")]
+
+    def __str__(self) -> str:
+        return f"{self.type}: {self.content[:60]}"
+
+
+class EventStatus(models.TextChoices):
+    IN_PROGRESS = "inProgress", "In progress"
+    COMPLETED = "completed", "Completed"
+    FAILED = "failed", "Failed"
+
+
+class Event(models.Model):
+    """One MessageEvent of the stream; `seq` is its `eventId` and the resume position."""
+
+    seq = models.BigAutoField(primary_key=True)
+    chat = models.ForeignKey(Chat, on_delete=models.CASCADE, related_name="events")
+    status = models.CharField(max_length=12, choices=EventStatus.choices)
+    tool_name = models.CharField(max_length=100, blank=True)
+    content = models.TextField(null=True, blank=True)
+    tool_args = models.JSONField(null=True, blank=True)
+    tool_response = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["seq"]
+        indexes = [
+            models.Index(fields=["chat", "seq"], name="event_chat_seq"),
+            models.Index(fields=["chat", "created_at"], name="event_chat_created"),
+        ]
+
+    @property
+    def event_id(self) -> str:
+        return str(self.seq)

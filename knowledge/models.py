@@ -1,0 +1,127 @@
+"""The catalog (products, stores, local inventory) and the PDP question sets."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import models
+from django.utils import timezone
+
+from accounts.models import Organization
+
+
+class Availability(models.TextChoices):
+    IN_STOCK = "in_stock", "In stock"
+    OUT_OF_STOCK = "out_of_stock", "Out of stock"
+    PREORDER = "preorder", "Preorder"
+    BACKORDER = "backorder", "Backorder"
+
+
+class Product(models.Model):
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="products")
+    item_id = models.CharField("feed item id", max_length=150)
+    gtin = models.CharField(max_length=50, blank=True)
+    brand = models.CharField(max_length=200, blank=True)
+    title = models.CharField(max_length=500)
+    description = models.TextField(blank=True)
+    url = models.URLField("canonical URL", max_length=2048)
+    image_url = models.URLField(max_length=2048, blank=True)
+    price = models.DecimalField("regular price", max_digits=12, decimal_places=2)
+    sale_price = models.DecimalField(max_digits=12, decimal_places=2, null=True, blank=True)
+    currency = models.CharField(max_length=3)
+    price_info = models.CharField(max_length=200, blank=True)
+    product_type = models.CharField(max_length=500, blank=True)
+    google_product_category = models.CharField(max_length=500, blank=True)
+    availability = models.CharField(max_length=12, choices=Availability.choices, default=Availability.IN_STOCK)
+    quantity = models.IntegerField(null=True, blank=True)
+    item_group_id = models.CharField(max_length=150, blank=True)
+    color = models.CharField(max_length=100, blank=True)
+    size = models.CharField(max_length=100, blank=True)
+    material = models.CharField(max_length=200, blank=True)
+    gender = models.CharField(max_length=20, blank=True)
+    age_group = models.CharField(max_length=20, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["title"]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "item_id"], name="product_org_item_unique")
+        ]
+        indexes = [
+            models.Index(fields=["organization", "url"], name="product_org_url"),
+            models.Index(fields=["organization", "item_group_id"], name="product_org_group"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def current_price(self):
+        """The price the shopper pays now: the sale price when there is one (contract §4)."""
+        return self.sale_price if self.sale_price is not None else self.price
+
+    @property
+    def category(self) -> str:
+        return self.product_type or self.google_product_category
+
+
+class Store(models.Model):
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="stores")
+    code = models.CharField(max_length=100)
+    name = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["code"]
+        constraints = [models.UniqueConstraint(fields=["organization", "code"], name="store_org_code_unique")]
+
+    def __str__(self) -> str:
+        return self.name or self.code
+
+
+class StoreInventory(models.Model):
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="inventory")
+    store = models.ForeignKey(Store, on_delete=models.CASCADE, related_name="inventory")
+    availability = models.CharField(max_length=12, choices=Availability.choices)
+    quantity = models.IntegerField(null=True, blank=True)
+    # Extra columns of the local inventory feed, in feed order: [{"key": ..., "value": ...}].
+    location = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        verbose_name_plural = "store inventory"
+        constraints = [
+            models.UniqueConstraint(fields=["product", "store"], name="inventory_product_store_unique")
+        ]
+
+
+class PdpQuestionSet(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="question_sets")
+    url = models.URLField("canonical URL", max_length=2048)
+    product_title = models.CharField(max_length=500, null=True, blank=True)
+    requests = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "PDP question set"
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "url"], name="question_set_org_url_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class PdpQuestion(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    question_set = models.ForeignKey(PdpQuestionSet, on_delete=models.CASCADE, related_name="questions")
+    text = models.CharField(max_length=300)
+    rank = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["rank"]
+        verbose_name = "PDP question"
+
+    def __str__(self) -> str:
+        return self.text

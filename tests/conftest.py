@@ -1,0 +1,64 @@
+"""Fixtures shared by every feature's tests: API clients, keys and a real gunicorn server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import ApiKey, Chatbot, Organization
+from accounts.services import api_key_issue
+from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.server import LiveServer, start_server
+
+
+@dataclass
+class Tenant:
+    """An organization with a chatbot and an authenticated client, as an integrator has."""
+
+    organization: Organization
+    chatbot: Chatbot
+    api_key: ApiKey
+    key: str
+    client: APIClient
+
+
+def make_tenant(**organization_fields) -> Tenant:
+    organization = OrganizationFactory(**organization_fields)
+    chatbot = ChatbotFactory(organization=organization)
+    issued = api_key_issue(organization=organization)
+    client = APIClient()
+    client.credentials(HTTP_X_API_KEY=issued.key)
+    return Tenant(organization, chatbot, issued.api_key, issued.key, client)
+
+
+@pytest.fixture
+def tenant(db) -> Tenant:
+    return make_tenant()
+
+
+@pytest.fixture
+def other_tenant(db) -> Tenant:
+    return make_tenant()
+
+
+@pytest.fixture
+def anonymous() -> APIClient:
+    return APIClient()
+
+
+@pytest.fixture(scope="session")
+def live_server_process(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+    """One real gunicorn server with gevent workers for the session, on the test database.
+
+    Tests that use it need `transactional_db` so the server sees their committed rows.
+    """
+    with django_db_blocker.unblock(), start_server() as server:
+        yield server
+
+
+@pytest.fixture
+def live(live_server_process, transactional_db) -> LiveServer:
+    return live_server_process

@@ -1,0 +1,93 @@
+"""Starts the real server (gunicorn, gevent workers) on a free loopback port for tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class LiveServer:
+    url: str
+    process: subprocess.Popen
+    env: dict[str, str]
+
+    def client(self, **kwargs) -> httpx.Client:
+        return httpx.Client(base_url=self.url, timeout=30, **kwargs)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_database_url() -> str | None:
+    """DATABASE_URL of the test database pytest-django created, or None for SQLite."""
+    db = settings.DATABASES["default"]
+    if connection.vendor != "postgresql":
+        return None
+    host = db.get("HOST") or "127.0.0.1"
+    user = db.get("USER") or "postgres"
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    port = db.get("PORT") or 5432
+    return f"postgresql://{user}{password}@{host}:{port}/{db['NAME']}"
+
+
+def server_env(**overrides: str) -> dict[str, str]:
+    env = {**os.environ, "DEBUG": "1", "LOG_LEVEL": "WARNING", "WEB_CONCURRENCY": "1"}
+    database_url = test_database_url()
+    if database_url:
+        env["DATABASE_URL"] = database_url
+    else:
+        env.pop("DATABASE_URL", None)
+        env["SQLITE_PATH"] = str(settings.DATABASES["default"]["NAME"])
+    env.update(overrides)
+    return env
+
+
+@contextmanager
+def start_server(**env_overrides: str) -> Iterator[LiveServer]:
+    port = free_port()
+    env = server_env(PORT=str(port), HOST="127.0.0.1", **env_overrides)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "assistant_api/gunicorn.conf.py", "assistant_api.wsgi"],
+        cwd=ROOT,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process)
+        yield LiveServer(url=url, process=process, env=env)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("server did not start")
