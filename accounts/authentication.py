@@ -19,7 +19,9 @@ MISSING_KEY = "Missing API key: send it in the x-api-key header"
 INVALID_KEY = "Invalid API key"
 REVOKED_KEY = "API key revoked"
 EXPIRED_KEY = "API key expired"
-WRONG_ENVIRONMENT = "This API key belongs to the {key_env} environment; this is the {env} environment"
+WRONG_ENVIRONMENT = (
+    "This API key belongs to the {key_env} environment; this is the {env} environment"
+)
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
 
@@ -31,6 +33,13 @@ class ApiClient:
     organization: Organization
 
     is_authenticated = True
+
+
+def request_organization(request: Request) -> Organization:
+    """The organization of the authenticated API key of this request."""
+    client = request.user
+    assert isinstance(client, ApiClient), "view must require ApiKeyAuthentication"
+    return client.organization
 
 
 def key_from_headers(request: Request) -> str | None:
@@ -58,7 +67,9 @@ def authenticate_key(key: str) -> ApiKey:
         raise exceptions.AuthenticationFailed(EXPIRED_KEY)
     if api_key.environment != settings.ASSISTANT_ENVIRONMENT:
         raise exceptions.AuthenticationFailed(
-            WRONG_ENVIRONMENT.format(key_env=api_key.environment, env=settings.ASSISTANT_ENVIRONMENT)
+            WRONG_ENVIRONMENT.format(
+                key_env=api_key.environment, env=settings.ASSISTANT_ENVIRONMENT
+            )
         )
     touch_last_used(api_key, now)
     return api_key
@@ -70,9 +81,9 @@ def touch_last_used(api_key: ApiKey, now) -> None:
         return
     # The condition keeps concurrent workers from writing the same minute twice.
     stale = now - LAST_USED_RESOLUTION
-    ApiKey.objects.filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=api_key.pk).update(
-        last_used_at=now
-    )
+    ApiKey.objects.filter(
+        Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=api_key.pk
+    ).update(last_used_at=now)
     api_key.last_used_at = now
 
 

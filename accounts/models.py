@@ -33,7 +33,9 @@ class Organization(models.Model):
 
 class Chatbot(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="chatbots")
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="chatbots"
+    )
     name = models.CharField(max_length=200)
     greeting = models.TextField(blank=True, help_text="First message of every new chat, if set.")
     is_active = models.BooleanField(default=True)
@@ -65,9 +67,13 @@ class Environment(models.TextChoices):
 class ApiKey(models.Model):
     """An issued key; only its public prefix and a SHA-512 hash of the whole key are kept."""
 
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="api_keys")
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="api_keys"
+    )
     name = models.CharField(max_length=200, blank=True)
-    environment = models.CharField(max_length=12, choices=Environment.choices, default=Environment.STAGING)
+    environment = models.CharField(
+        max_length=12, choices=Environment.choices, default=Environment.STAGING
+    )
     prefix = models.CharField(max_length=32, unique=True, editable=False)
     hashed_key = models.CharField(max_length=128, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)

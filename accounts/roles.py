@@ -49,7 +49,9 @@ def sync_role_groups(apps, schema_editor=None) -> None:
             for model, actions in models.items():
                 codenames = [f"{action}_{model}" for action in actions]
                 found = Permission.objects.filter(
-                    content_type__app_label=app_label, content_type__model=model, codename__in=codenames
+                    content_type__app_label=app_label,
+                    content_type__model=model,
+                    codename__in=codenames,
                 )
                 wanted.extend(found)
         group.permissions.set(wanted)

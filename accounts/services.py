@@ -59,7 +59,9 @@ def api_key_issue(
     expires_at: datetime | None = None,
 ) -> IssuedKey:
     if environment not in Environment.values:
-        raise ValidationFailedError(f"Unknown environment {environment!r}: use staging or production")
+        raise ValidationFailedError(
+            f"Unknown environment {environment!r}: use staging or production"
+        )
     generated = keys.generate_key(environment)
     api_key = ApiKey.objects.create(
         organization=organization,

@@ -19,14 +19,20 @@ def check_environment(app_configs, **kwargs):
             )
         )
     if not settings.DEBUG and "insecure" in settings.SECRET_KEY:
-        problems.append(Error("SECRET_KEY is the development key while DEBUG is off", id="assistant.E002"))
-    if not settings.DEBUG and "*" in settings.ALLOWED_HOSTS and settings.ASSISTANT_ENVIRONMENT == "production":
+        problems.append(
+            Error("SECRET_KEY is the development key while DEBUG is off", id="assistant.E002")
+        )
+    if (
+        not settings.DEBUG
+        and "*" in settings.ALLOWED_HOSTS
+        and settings.ASSISTANT_ENVIRONMENT == "production"
+    ):
         problems.append(Error("ALLOWED_HOSTS must not be '*' in production", id="assistant.E003"))
     if settings.ASSISTANT_ENVIRONMENT == "production" and settings.DEBUG:
         problems.append(Error("DEBUG must be off in production", id="assistant.E004"))
-    if settings.ASSISTANT_ENVIRONMENT == "production" and not settings.DATABASES["default"]["ENGINE"].endswith(
-        "postgresql"
-    ):
+    if settings.ASSISTANT_ENVIRONMENT == "production" and not settings.DATABASES["default"][
+        "ENGINE"
+    ].endswith("postgresql"):
         problems.append(
             Warning("Production should run on PostgreSQL (set DATABASE_URL)", id="assistant.W001")
         )

@@ -51,19 +51,16 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     elif isinstance(exc, PermissionDenied):
         exc = drf.PermissionDenied()
 
-    response = drf_exception_handler(exc, context)
-    if response is None:
+    handled = drf_exception_handler(exc, context)
+    if handled is None:
         if isinstance(exc, DatabaseError):
             logger.exception("database error")
         else:
             logger.exception("unhandled error")
         return Response(error_body(errors.INTERNAL_ERROR), status=500)
 
-    message = _message_for(exc)
-    response.data = error_body(message)
-    if isinstance(exc, drf.Throttled) and exc.wait is not None:
-        response["Retry-After"] = str(max(1, int(exc.wait + 0.999)))
-    return response
+    handled.data = error_body(_message_for(exc))
+    return handled
 
 
 def _message_for(exc: Exception) -> str:
@@ -71,11 +68,17 @@ def _message_for(exc: Exception) -> str:
         if type(exc) is exc_type:
             detail = getattr(exc, "detail", None)
             # Our own authentication class gives a precise reason; keep it.
-            if exc_type is drf.AuthenticationFailed and detail and str(detail) != str(
-                drf.AuthenticationFailed.default_detail
+            if (
+                exc_type is drf.AuthenticationFailed
+                and detail
+                and str(detail) != str(drf.AuthenticationFailed.default_detail)
             ):
                 return str(detail)
-            if exc_type is drf.NotFound and detail and str(detail) != str(drf.NotFound.default_detail):
+            if (
+                exc_type is drf.NotFound
+                and detail
+                and str(detail) != str(drf.NotFound.default_detail)
+            ):
                 return str(detail)
             return message
     detail = getattr(exc, "detail", None)

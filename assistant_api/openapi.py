@@ -10,7 +10,9 @@ ErrorBody = inline_serializer(
     name="Error",
     fields={
         "message": serializers.CharField(),
-        "errors": serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False),
+        "errors": serializers.DictField(
+            child=serializers.ListField(child=serializers.CharField()), required=False
+        ),
     },
 )
 
@@ -26,7 +28,7 @@ _DESCRIPTIONS = {
 }
 
 
-def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:  # noqa: N802
+def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in statuses}
 
 

@@ -22,7 +22,9 @@ class JsonRenderer(BaseRenderer):
     format = "json"
     charset = None
 
-    def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None) -> bytes:
+    def render(
+        self, data: Any, accepted_media_type: str | None = None, renderer_context=None
+    ) -> bytes:
         if data is None:
             # A view that returns no body (204, 304) renders nothing; a view that returns
             # JSON null (contract §6, POST get-questions) sets `render_null`.

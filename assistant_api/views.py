@@ -21,7 +21,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception:
-        return JsonResponse({"status": "unavailable", "message": errors.DATABASE_UNAVAILABLE}, status=503)
+        return JsonResponse(
+            {"status": "unavailable", "message": errors.DATABASE_UNAVAILABLE}, status=503
+        )
     finally:
         connection.close()
     return JsonResponse({"status": "ok"})

@@ -82,6 +82,9 @@ class Event(models.Model):
             models.Index(fields=["chat", "created_at"], name="event_chat_created"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.seq} {self.status} {self.tool_name}".rstrip()
+
     @property
     def event_id(self) -> str:
         return str(self.seq)

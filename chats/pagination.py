@@ -40,13 +40,21 @@ class PageEnvelopePagination(BasePagination):
         return list(queryset[offset : offset + self.size])
 
     def get_paginated_response(self, data: list[Any]) -> Response:
-        return Response(envelope(data, page=self.page, size=self.size, total_items=self.total_items))
+        return Response(
+            envelope(data, page=self.page, size=self.size, total_items=self.total_items)
+        )
 
     def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
         return {
             "type": "object",
             "required": [
-                "items", "totalItems", "size", "totalPages", "currentPage", "hasPrevPage", "hasNextPage",
+                "items",
+                "totalItems",
+                "size",
+                "totalPages",
+                "currentPage",
+                "hasPrevPage",
+                "hasNextPage",
             ],
             "properties": {
                 "items": schema,
@@ -63,10 +71,23 @@ class PageEnvelopePagination(BasePagination):
 
     def get_schema_operation_parameters(self, view) -> list[dict[str, Any]]:
         return [
-            {"name": "page", "in": "query", "required": False,
-             "schema": {"type": "integer", "minimum": 1, "default": 1}},
-            {"name": "size", "in": "query", "required": False,
-             "schema": {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE, "default": DEFAULT_PAGE_SIZE}},
+            {
+                "name": "page",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "integer", "minimum": 1, "default": 1},
+            },
+            {
+                "name": "size",
+                "in": "query",
+                "required": False,
+                "schema": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_PAGE_SIZE,
+                    "default": DEFAULT_PAGE_SIZE,
+                },
+            },
         ]
 
 

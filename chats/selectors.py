@@ -24,7 +24,9 @@ def chat_get(*, organization: Organization, chat_id: str) -> Chat:
     """The organization's chat, or 404 for an unknown, malformed or foreign id (contract §1)."""
     parsed = parse_uuid(chat_id)
     chat = (
-        Chat.objects.filter(pk=parsed, organization=organization).first() if parsed is not None else None
+        Chat.objects.filter(pk=parsed, organization=organization).first()
+        if parsed is not None
+        else None
     )
     if chat is None:
         raise NotFoundError(CHAT_NOT_FOUND)

@@ -14,14 +14,20 @@ CHATBOT_NOT_FOUND = "Chatbot not found"
 
 
 @transaction.atomic
-def chat_create(*, organization: Organization, chatbot_id: uuid.UUID, user_id: uuid.UUID | None) -> Chat:
+def chat_create(
+    *, organization: Organization, chatbot_id: uuid.UUID, user_id: uuid.UUID | None
+) -> Chat:
     """A new chat for an active chatbot of the organization, starting with its greeting."""
-    chatbot = Chatbot.objects.filter(pk=chatbot_id, organization=organization, is_active=True).first()
+    chatbot = Chatbot.objects.filter(
+        pk=chatbot_id, organization=organization, is_active=True
+    ).first()
     if chatbot is None:
         raise NotFoundError(CHATBOT_NOT_FOUND)
     chat = Chat.objects.create(
         organization=organization, chatbot=chatbot, user_id=user_id or uuid.uuid4()
     )
     if chatbot.greeting.strip():
-        Message.objects.create(chat=chat, type=MessageType.ASSISTANT, content=chatbot.greeting.strip())
+        Message.objects.create(
+            chat=chat, type=MessageType.ASSISTANT, content=chatbot.greeting.strip()
+        )
     return chat

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.authentication import request_organization
 from assistant_api.errors import ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES
 from chats.selectors import chat_get, message_list
@@ -33,12 +34,14 @@ class ChatViewSet(viewsets.GenericViewSet):
     def create(self, request: Request) -> Response:
         data = validated(ChatCreateInput, request.data)
         chat = chat_create(
-            organization=request.user.organization,
+            organization=request_organization(request),
             chatbot_id=data["chatbotId"],
             user_id=data.get("userId"),
         )
         return Response(
-            ChatOutput(chat).data, status=status.HTTP_201_CREATED, headers={"Location": f"/v1/chats/{chat.id}"}
+            ChatOutput(chat).data,
+            status=status.HTTP_201_CREATED,
+            headers={"Location": f"/v1/chats/{chat.id}"},
         )
 
     @extend_schema(
@@ -47,7 +50,7 @@ class ChatViewSet(viewsets.GenericViewSet):
         summary="Get Chat",
     )
     def retrieve(self, request: Request, chat_id: str) -> Response:
-        chat = chat_get(organization=request.user.organization, chat_id=chat_id)
+        chat = chat_get(organization=request_organization(request), chat_id=chat_id)
         return Response(ChatOutput(chat).data)
 
 
@@ -55,7 +58,9 @@ class ChatMessageViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     serializer_class = MessageOutput
 
     def get_queryset(self):
-        chat = chat_get(organization=self.request.user.organization, chat_id=self.kwargs["chat_id"])
+        chat = chat_get(
+            organization=request_organization(self.request), chat_id=self.kwargs["chat_id"]
+        )
         return message_list(chat=chat)
 
     @extend_schema(

@@ -6,8 +6,19 @@ from urllib.parse import urlsplit, urlunsplit
 
 TRACKING_PARAMETERS = frozenset(
     {
-        "gclid", "gbraid", "wbraid", "fbclid", "msclkid", "yclid", "mc_cid", "mc_eid",
-        "_ga", "_gl", "igshid", "srsltid", "ref",
+        "gclid",
+        "gbraid",
+        "wbraid",
+        "fbclid",
+        "msclkid",
+        "yclid",
+        "mc_cid",
+        "mc_eid",
+        "_ga",
+        "_gl",
+        "igshid",
+        "srsltid",
+        "ref",
     }
 )
 DEFAULT_PORTS = {"http": 80, "https": 443}

@@ -18,7 +18,9 @@ class Availability(models.TextChoices):
 
 
 class Product(models.Model):
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="products")
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="products"
+    )
     item_id = models.CharField("feed item id", max_length=150)
     gtin = models.CharField(max_length=50, blank=True)
     brand = models.CharField(max_length=200, blank=True)
@@ -32,7 +34,9 @@ class Product(models.Model):
     price_info = models.CharField(max_length=200, blank=True)
     product_type = models.CharField(max_length=500, blank=True)
     google_product_category = models.CharField(max_length=500, blank=True)
-    availability = models.CharField(max_length=12, choices=Availability.choices, default=Availability.IN_STOCK)
+    availability = models.CharField(
+        max_length=12, choices=Availability.choices, default=Availability.IN_STOCK
+    )
     quantity = models.IntegerField(null=True, blank=True)
     item_group_id = models.CharField(max_length=150, blank=True)
     color = models.CharField(max_length=100, blank=True)
@@ -46,7 +50,9 @@ class Product(models.Model):
     class Meta:
         ordering = ["title"]
         constraints = [
-            models.UniqueConstraint(fields=["organization", "item_id"], name="product_org_item_unique")
+            models.UniqueConstraint(
+                fields=["organization", "item_id"], name="product_org_item_unique"
+            )
         ]
         indexes = [
             models.Index(fields=["organization", "url"], name="product_org_url"),
@@ -73,7 +79,9 @@ class Store(models.Model):
 
     class Meta:
         ordering = ["code"]
-        constraints = [models.UniqueConstraint(fields=["organization", "code"], name="store_org_code_unique")]
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "code"], name="store_org_code_unique")
+        ]
 
     def __str__(self) -> str:
         return self.name or self.code
@@ -90,13 +98,20 @@ class StoreInventory(models.Model):
     class Meta:
         verbose_name_plural = "store inventory"
         constraints = [
-            models.UniqueConstraint(fields=["product", "store"], name="inventory_product_store_unique")
+            models.UniqueConstraint(
+                fields=["product", "store"], name="inventory_product_store_unique"
+            )
         ]
+
+    def __str__(self) -> str:
+        return f"{self.product_id} @ {self.store_id}: {self.availability}"
 
 
 class PdpQuestionSet(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="question_sets")
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="question_sets"
+    )
     url = models.URLField("canonical URL", max_length=2048)
     product_title = models.CharField(max_length=500, null=True, blank=True)
     requests = models.PositiveBigIntegerField(default=0)
@@ -106,7 +121,9 @@ class PdpQuestionSet(models.Model):
     class Meta:
         verbose_name = "PDP question set"
         constraints = [
-            models.UniqueConstraint(fields=["organization", "url"], name="question_set_org_url_unique")
+            models.UniqueConstraint(
+                fields=["organization", "url"], name="question_set_org_url_unique"
+            )
         ]
 
     def __str__(self) -> str:
@@ -115,7 +132,9 @@ class PdpQuestionSet(models.Model):
 
 class PdpQuestion(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    question_set = models.ForeignKey(PdpQuestionSet, on_delete=models.CASCADE, related_name="questions")
+    question_set = models.ForeignKey(
+        PdpQuestionSet, on_delete=models.CASCADE, related_name="questions"
+    )
     text = models.CharField(max_length=300)
     rank = models.PositiveSmallIntegerField()
 

@@ -64,7 +64,14 @@ def start_server(**env_overrides: str) -> Iterator[LiveServer]:
     port = free_port()
     env = server_env(PORT=str(port), HOST="127.0.0.1", **env_overrides)
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "assistant_api/gunicorn.conf.py", "assistant_api.wsgi"],
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "assistant_api/gunicorn.conf.py",
+            "assistant_api.wsgi",
+        ],
         cwd=ROOT,
         env=env,
     )

@@ -12,7 +12,9 @@ from assistant_api.errors import ApplicationError
 
 class JsonCommand(BaseCommand):
     def add_arguments(self, parser) -> None:
-        parser.add_argument("--json", action="store_true", help="print one JSON object on the last line")
+        parser.add_argument(
+            "--json", action="store_true", help="print one JSON object on the last line"
+        )
         self.add_command_arguments(parser)
 
     def add_command_arguments(self, parser) -> None:

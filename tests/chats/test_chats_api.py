@@ -53,8 +53,16 @@ def test_greeting_becomes_first_assistant_message(tenant):
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"chatbotId": "not-a-uuid"}, {"chatbotId": 5}, {"chatbotId": None}, {"chatbotId": []},
-     {"chatbotId": str(uuid.uuid4()), "userId": "nope"}, [], "text"],
+    [
+        {},
+        {"chatbotId": "not-a-uuid"},
+        {"chatbotId": 5},
+        {"chatbotId": None},
+        {"chatbotId": []},
+        {"chatbotId": str(uuid.uuid4()), "userId": "nope"},
+        [],
+        "text",
+    ],
 )
 def test_invalid_body_is_422_with_field_errors(tenant, body):
     response = tenant.client.post("/v1/chats", body, format="json")

@@ -11,5 +11,7 @@ class Command(JsonCommand):
         parser.add_argument("--greeting", default="", help="first message of every new chat")
 
     def run(self, *, org: str, name: str, greeting: str, **options):
-        chatbot = chatbot_create(organization=organization_resolve(ref=org), name=name, greeting=greeting)
+        chatbot = chatbot_create(
+            organization=organization_resolve(ref=org), name=name, greeting=greeting
+        )
         return {"chatbotId": str(chatbot.id)}, f"Created chatbot {chatbot.name} ({chatbot.id})"

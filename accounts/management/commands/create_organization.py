@@ -15,4 +15,6 @@ class Command(JsonCommand):
         if quota is not None and quota < 0:
             raise CommandError("--quota must be >= 0")
         organization = organization_create(name=name, monthly_quota=quota)
-        return {"organizationId": str(organization.id)}, f"Created organization {organization.name} ({organization.id})"
+        return {
+            "organizationId": str(organization.id)
+        }, f"Created organization {organization.name} ({organization.id})"

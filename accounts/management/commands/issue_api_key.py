@@ -15,7 +15,9 @@ def parse_expiry(value: str) -> dt.datetime:
             return dt.datetime.combine(day, dt.time.max, tzinfo=dt.UTC)
         moment = dt.datetime.fromisoformat(value)
     except ValueError as exc:
-        raise CommandError(f"--expires must be a date (YYYY-MM-DD) or ISO 8601 timestamp: {value!r}") from exc
+        raise CommandError(
+            f"--expires must be a date (YYYY-MM-DD) or ISO 8601 timestamp: {value!r}"
+        ) from exc
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
@@ -33,7 +35,10 @@ class Command(JsonCommand):
         if expires_at is not None and expires_at <= timezone.now():
             raise CommandError("--expires must be in the future")
         issued = api_key_issue(
-            organization=organization_resolve(ref=org), environment=environment, name=name, expires_at=expires_at
+            organization=organization_resolve(ref=org),
+            environment=environment,
+            name=name,
+            expires_at=expires_at,
         )
         text = (
             f"API key: {issued.key}\n"

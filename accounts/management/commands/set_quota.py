@@ -10,7 +10,9 @@ def parse_quota(value: str) -> int | None:
     try:
         quota = int(value)
     except ValueError as exc:
-        raise CommandError(f"Quota must be a whole number >= 0 or 'unlimited', got {value!r}") from exc
+        raise CommandError(
+            f"Quota must be a whole number >= 0 or 'unlimited', got {value!r}"
+        ) from exc
     if quota < 0:
         raise CommandError(f"Quota must be a whole number >= 0 or 'unlimited', got {value!r}")
     return quota
@@ -24,6 +26,8 @@ class Command(JsonCommand):
         parser.add_argument("quota")
 
     def run(self, *, org: str, quota: str, **options):
-        organization = quota_set(organization=organization_resolve(ref=org), monthly_quota=parse_quota(quota))
+        organization = quota_set(
+            organization=organization_resolve(ref=org), monthly_quota=parse_quota(quota)
+        )
         shown = "unlimited" if organization.monthly_quota is None else organization.monthly_quota
         return {"quota": organization.monthly_quota}, f"Quota of {organization.name}: {shown}"

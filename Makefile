@@ -1,0 +1,53 @@
+# The two commands of the README: `make run` and `make test`. Everything else is optional.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements-dev.lock pyproject.toml | cksum | cut -d' ' -f1)
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HOST PORT
+
+.PHONY: install run serve test lint format bench eval clean
+
+$(STAMP): requirements-dev.lock pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check uv
+	$(VENV)/bin/uv pip install --python $(PY) --quiet -r requirements-dev.lock
+	$(VENV)/bin/uv pip install --python $(PY) --quiet --no-deps -e .
+	rm -f $(VENV)/.installed-*
+	touch $(STAMP)
+
+install: $(STAMP)
+
+var/secret_key:
+	mkdir -p var
+	$(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key
+	chmod 600 var/secret_key
+
+# Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent.
+run: install var/secret_key
+	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py migrate --noinput
+	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py collectstatic --noinput -v 0
+	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py seed_demo --banner
+	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} SECURE_COOKIES=$${SECURE_COOKIES:-0} \
+		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} \
+		$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
+
+# The production server only (expects a configured environment).
+serve: install
+	$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
+
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	SECRET_KEY=lint $(VENV)/bin/mypy .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf $(VENV) var staticfiles
