@@ -1,0 +1,3 @@
+"""Admin registrations of the knowledge app: the catalog and the PDP question sets."""
+
+from knowledge import admin_catalog, admin_questions  # noqa: F401  (register on import)

@@ -1,0 +1,1 @@
+"""Admin pages of the PDP question sets."""

@@ -1,0 +1,41 @@
+"""The assistant engine interface: one method, `reply` (STYLE.md: pluggable parts)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from accounts.models import Chatbot, Organization
+from chats.events import EventPublisher
+from chats.models import Chat, Message
+from knowledge.models import Store
+
+
+@dataclass(frozen=True)
+class ReplyRequest:
+    organization: Organization
+    chatbot: Chatbot
+    chat: Chat
+    history: Sequence[Message]  # earlier messages of the chat, oldest first
+    message: str  # what the shopper just wrote
+    current_url: str  # the page the shopper is on
+    store: Store | None  # the `store` query parameter, when given
+
+
+@dataclass
+class Reply:
+    content: str
+    # Product snapshots in the contract's Product shape (§4), taken at reply time.
+    products: list[dict[str, Any]] = field(default_factory=list)
+    suggestions: list[str] = field(default_factory=list)
+
+
+class EngineError(Exception):
+    """The engine could not complete the response; the message is safe to show integrators."""
+
+
+class Engine(Protocol):
+    def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
+        """Answers the message, publishing typing, tool, chunk and completed events."""
+        ...
