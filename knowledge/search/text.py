@@ -1,0 +1,51 @@
+"""Query text handling shared by both search backends: folding, words, stop words, trigrams."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Words that say nothing about the product. Both backends drop them from the query so that
+# "shoes for men" means the same on PostgreSQL (whose English config drops them too) and SQLite.
+_STOP_WORDS_TEXT = """a an and are as at be but by for from has have i in is it its me my of on or our so
+    than that the their them these this those to too very was we were what which with you
+    your any some show find want need looking look get buy please"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+MAX_WORDS = 12
+MAX_WORD_LENGTH = 40
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents: "Crème BRÛLÉE" -> "creme brulee"."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
+def words(text: str) -> list[str]:
+    """All folded words of `text` in order (letters and digits; everything else separates)."""
+    return _WORD.findall(fold(text))
+
+
+def query_words(query: str) -> list[str]:
+    """The words of a shopper's query worth searching for, without duplicates, in order."""
+    seen: dict[str, None] = {}
+    for word in words(query):
+        if word in STOP_WORDS or len(word) > MAX_WORD_LENGTH:
+            continue
+        if len(word) == 1 and not word.isdigit():
+            continue
+        seen.setdefault(word, None)
+    return list(seen)[:MAX_WORDS]
+
+
+def trigrams(word: str) -> set[str]:
+    """The trigrams of a word as pg_trgm makes them (two spaces before, one after)."""
+    padded = f"  {word} "
+    return {padded[index : index + 3] for index in range(len(padded) - 2)}
+
+
+def similarity(left: str, right: str) -> float:
+    """pg_trgm's `similarity()`: shared trigrams over all trigrams of both words."""
+    a, b = trigrams(left), trigrams(right)
+    return len(a & b) / len(a | b) if a and b else 0.0
