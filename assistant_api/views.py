@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_safe
 
 from assistant_api import errors
 from assistant_api.middleware import json_error
 
 
+@require_safe
 def healthz(request: HttpRequest) -> JsonResponse:
     """Liveness: the process answers."""
     return JsonResponse({"status": "ok"})
 
 
+@require_safe
 def readyz(request: HttpRequest) -> JsonResponse:
     """Readiness: the database answers a query."""
     try:

@@ -6,9 +6,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import ApiKey, Chatbot, Organization
+from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
 from tests.factories import ChatbotFactory, OrganizationFactory
 from tests.server import LiveServer, start_server
@@ -47,6 +49,36 @@ def other_tenant(db) -> Tenant:
 @pytest.fixture
 def anonymous() -> APIClient:
     return APIClient()
+
+
+def staff_client(group_name: str | None) -> Client:
+    """A logged-in admin console client: a superuser (None) or a member of a role group."""
+    from django.contrib.auth.models import Group, User
+
+    username = (group_name or "root").lower()
+    if group_name is None:
+        user = User.objects.create_superuser(username, f"{username}@example.com", "pw")
+    else:
+        user = User.objects.create_user(username, f"{username}@example.com", "pw", is_staff=True)
+        user.groups.add(Group.objects.get(name=group_name))
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def superuser_client(db) -> Client:
+    return staff_client(None)
+
+
+@pytest.fixture
+def operator_client(db) -> Client:
+    return staff_client(OPERATORS)
+
+
+@pytest.fixture
+def support_client(db) -> Client:
+    return staff_client(SUPPORT)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,125 @@
+"""Admin console for operators: organizations, chatbots and API keys."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+
+from accounts.models import ApiKey, Chatbot, Organization
+from accounts.services import api_key_issue, api_key_revoke
+
+
+class ChatbotInline(admin.TabularInline):
+    model = Chatbot
+    extra = 0
+    fields = ["name", "is_active", "greeting", "max_products", "engine"]
+    show_change_link = True
+
+
+@admin.register(Organization)
+class OrganizationAdmin(admin.ModelAdmin):
+    list_display = ["name", "quota_display", "id", "created_at"]
+    search_fields = ["name", "=id"]
+    readonly_fields = ["id", "created_at"]
+    fields = ["id", "name", "monthly_quota", "allowed_origins", "created_at"]
+    inlines = [ChatbotInline]
+
+    @admin.display(description="Monthly quota", ordering="monthly_quota")
+    def quota_display(self, obj: Organization) -> str:
+        return "unlimited" if obj.monthly_quota is None else f"{obj.monthly_quota:,}"
+
+
+@admin.register(Chatbot)
+class ChatbotAdmin(admin.ModelAdmin):
+    list_display = ["name", "organization", "is_active", "engine", "id", "created_at"]
+    list_filter = ["is_active", "organization"]
+    search_fields = ["name", "=id", "organization__name"]
+    readonly_fields = ["id", "created_at"]
+    list_select_related = ["organization"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """Keys are shown in full once, on the page that answers their creation, never again."""
+
+    list_display = [
+        "prefix",
+        "organization",
+        "environment",
+        "name",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked",
+    ]
+    list_filter = ["environment", ("revoked_at", admin.EmptyFieldListFilter), "organization"]
+    search_fields = ["prefix", "name", "organization__name"]
+    list_select_related = ["organization"]
+    actions = ["revoke_selected"]
+
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+        if obj is None:
+            return ["organization", "environment", "name", "expires_at"]
+        return [
+            "prefix",
+            "organization",
+            "environment",
+            "name",
+            "expires_at",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+        if obj is None:
+            return []
+        return ["prefix", "organization", "environment", "created_at", "last_used_at", "revoked_at"]
+
+    def has_change_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
+        # A revoked key is final: it cannot be edited back to life.
+        if obj is not None and obj.is_revoked:
+            return False
+        return super().has_change_permission(request, obj)
+
+    @admin.display(boolean=True, description="Revoked", ordering="revoked_at")
+    def revoked(self, obj: ApiKey) -> bool:
+        return obj.is_revoked
+
+    def save_model(self, request: HttpRequest, obj: ApiKey, form, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        issued = api_key_issue(
+            organization=obj.organization,
+            environment=obj.environment,
+            name=obj.name,
+            expires_at=obj.expires_at,
+        )
+        obj.pk = issued.api_key.pk
+        obj.prefix = issued.api_key.prefix
+        request._issued_key = issued.key  # type: ignore[attr-defined]
+
+    def response_add(
+        self, request: HttpRequest, obj: ApiKey, post_url_continue=None
+    ) -> HttpResponse:
+        # Rendered directly (no redirect, no session message) so the key is never stored.
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "api_key": obj,
+            "full_key": request._issued_key,  # type: ignore[attr-defined]
+            "title": "API key created",
+        }
+        response = TemplateResponse(request, "admin/accounts/apikey/created.html", context)
+        response["Cache-Control"] = "no-store"
+        return response
+
+    @admin.action(description="Revoke selected API keys", permissions=["change"])
+    def revoke_selected(self, request: HttpRequest, queryset) -> None:
+        count = 0
+        for api_key in queryset.filter(revoked_at__isnull=True):
+            api_key_revoke(prefix=api_key.prefix)
+            count += 1
+        self.message_user(request, f"Revoked {count} API key(s).", messages.SUCCESS)

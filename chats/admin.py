@@ -1,0 +1,59 @@
+"""Admin console for support staff: chat histories as readable transcripts (read-only)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.contrib import admin
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString
+
+from chats.models import Chat, Message
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Chat)
+class ChatAdmin(ReadOnlyAdmin):
+    list_display = ["id", "organization", "chatbot", "user_id", "created_at", "message_count"]
+    list_filter = ["organization", "chatbot", "created_at"]
+    date_hierarchy = "created_at"
+    list_select_related = ["organization", "chatbot"]
+    search_fields = ["id", "user_id"]
+    search_help_text = "Search by chat id or user id (the whole UUID)."
+    fields = ["id", "organization", "chatbot", "user_id", "created_at", "transcript"]
+    readonly_fields = fields
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Chat]:
+        return super().get_queryset(request).annotate(message_count=Count("messages"))
+
+    def get_search_results(self, request: HttpRequest, queryset: QuerySet[Chat], search_term: str):
+        # Ids are UUIDs: match them exactly (a partial match would scan every row).
+        term = search_term.strip()
+        if not term:
+            return queryset, False
+        try:
+            value = uuid.UUID(term)
+        except ValueError:
+            return queryset.none(), False
+        return queryset.filter(id=value) | queryset.filter(user_id=value), False
+
+    @admin.display(description="Messages", ordering="message_count")
+    def message_count(self, obj: Chat) -> int:
+        return obj.message_count  # type: ignore[attr-defined]
+
+    @admin.display(description="Conversation")
+    def transcript(self, obj: Chat) -> SafeString:
+        messages = Message.objects.filter(chat=obj).order_by("seq")
+        return SafeString(render_to_string("admin/chats/transcript.html", {"messages": messages}))

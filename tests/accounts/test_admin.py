@@ -1,0 +1,110 @@
+"""Admin console: API keys shown once, revocation, and what each role may see and do."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from accounts.keys import hash_key
+from accounts.models import ApiKey
+from tests.factories import ChatFactory, MessageFactory, OrganizationFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_creating_a_key_shows_it_once_with_a_warning(operator_client, tenant):
+    response = operator_client.post(
+        "/admin/accounts/apikey/add/",
+        {"organization": tenant.organization.pk, "environment": "staging", "name": "shop backend"},
+    )
+
+    assert response.status_code == 200
+    page = response.content.decode()
+    key = re.search(r'id="full-api-key"[^>]*>([^<]+)<', page).group(1)
+    assert "will not be shown again" in page
+    api_key = ApiKey.objects.get(name="shop backend")
+    assert api_key.hashed_key == hash_key(key)
+    assert key.startswith(api_key.prefix)
+    # The key now works against the API ...
+    assert tenant.client.get("/v1/chats/x", HTTP_X_API_KEY=key).status_code == 404
+    # ... and no admin page shows it again.
+    for url in ("/admin/accounts/apikey/", f"/admin/accounts/apikey/{api_key.pk}/change/"):
+        assert key not in operator_client.get(url).content.decode()
+
+
+def test_key_list_shows_its_columns(operator_client, tenant):
+    page = operator_client.get("/admin/accounts/apikey/").content.decode()
+    for column in (
+        "Prefix",
+        "Environment",
+        "Name",
+        "Created at",
+        "Last used at",
+        "Expires at",
+        "Revoked",
+    ):
+        assert column in page
+    assert tenant.api_key.prefix in page
+
+
+def test_revoke_action_refuses_the_key_and_is_final(operator_client, tenant):
+    response = operator_client.post(
+        "/admin/accounts/apikey/",
+        {"action": "revoke_selected", "_selected_action": [tenant.api_key.pk]},
+        follow=True,
+    )
+    assert "Revoked 1 API key" in response.content.decode()
+    assert tenant.client.get("/v1/chats/x").status_code == 401
+
+    # A revoked key's page is read-only: a change cannot bring it back.
+    change_url = f"/admin/accounts/apikey/{tenant.api_key.pk}/change/"
+    operator_client.post(change_url, {"name": "again", "expires_at": ""})
+    tenant.api_key.refresh_from_db()
+    assert tenant.api_key.revoked_at is not None
+    assert 'name="name"' not in operator_client.get(change_url).content.decode()
+
+
+def test_operator_manages_organizations_and_quotas(operator_client):
+    response = operator_client.post(
+        "/admin/accounts/organization/add/",
+        {
+            "name": "Shoe Shop",
+            "monthly_quota": "500",
+            "allowed_origins": "[]",
+            "chatbots-TOTAL_FORMS": "0",
+            "chatbots-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302
+    organization = OrganizationFactory._meta.model.objects.get(name="Shoe Shop")
+    assert organization.monthly_quota == 500
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/admin/accounts/apikey/", "/admin/accounts/organization/", "/admin/accounts/chatbot/"],
+)
+def test_support_cannot_see_keys_or_quotas(support_client, tenant, url):
+    assert support_client.get(url).status_code == 403
+
+
+def test_support_reads_chats_but_cannot_change_them(support_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, content="Do you have running shoes?")
+
+    assert support_client.get("/admin/chats/chat/").status_code == 200
+    page = support_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+    assert "Do you have running shoes?" in page
+    assert (
+        support_client.post(f"/admin/chats/chat/{chat.pk}/delete/", {"post": "yes"}).status_code
+        == 403
+    )
+    index = support_client.get("/admin/").content.decode()
+    assert "API keys" not in index and "Organizations" not in index
+
+
+def test_admin_requires_login(client):
+    response = client.get("/admin/chats/chat/")
+    assert response.status_code == 302
+    assert "/admin/login/" in response["Location"]

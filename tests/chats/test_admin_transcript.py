@@ -1,0 +1,68 @@
+"""Support's view of a chat: a readable, escaped transcript with products and suggestions."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import ChatFactory, MessageFactory
+
+pytestmark = pytest.mark.django_db
+
+PRODUCT = {
+    "gtin": "4006381333931",
+    "brand": "Acme",
+    "designation": "Trail Runner 2",
+    "url": "https://shop.example/p/trail-runner-2",
+    "image": "https://cdn.shop.example/trail.jpg",
+    "price": 89.9,
+    "currency": "EUR",
+    "availability": {"status": "in_stock", "quantity": 4},
+}
+
+
+def test_transcript_shows_who_said_what_with_product_cards_and_chips(support_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, type="user", content="Trail shoes under 100?")
+    MessageFactory(
+        chat=chat,
+        type="answer",
+        content="Here is one that fits.",
+        products=[PRODUCT],
+        suggestions=["Show cheaper ones"],
+    )
+
+    page = support_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+
+    assert page.index("Trail shoes under 100?") < page.index("Here is one that fits.")
+    assert "Shopper" in page and "Assistant (reply)" in page
+    assert "Trail Runner 2" in page and "89.9 EUR" in page and "in_stock (4)" in page
+    assert 'src="https://cdn.shop.example/trail.jpg"' in page
+    assert '<span class="chip">Show cheaper ones</span>' in page
+
+
+def test_transcript_escapes_message_text(superuser_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, content="<script>alert(1)</script>'; DROP TABLE chats_chat; --")
+
+    page = superuser_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_search_by_chat_id_and_user_id(support_client, tenant):
+    wanted, other = ChatFactory(chatbot=tenant.chatbot), ChatFactory(chatbot=tenant.chatbot)
+    for term in (wanted.id, wanted.user_id):
+        page = support_client.get("/admin/chats/chat/", {"q": str(term)}).content.decode()
+        assert str(wanted.id) in page and str(other.id) not in page
+    assert support_client.get("/admin/chats/chat/", {"q": "not-a-uuid"}).status_code == 200
+
+
+def test_filter_by_organization_and_chatbot(support_client, tenant, other_tenant):
+    mine, theirs = ChatFactory(chatbot=tenant.chatbot), ChatFactory(chatbot=other_tenant.chatbot)
+    for query in (
+        {"organization__id__exact": tenant.organization.pk},
+        {"chatbot__id__exact": tenant.chatbot.pk},
+    ):
+        page = support_client.get("/admin/chats/chat/", query).content.decode()
+        assert str(mine.id) in page and str(theirs.id) not in page
