@@ -256,3 +256,20 @@ TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "1.0"))
+
+# The `openai` assistant engine: any server speaking the OpenAI Chat Completions protocol
+# (README "Language-model engine"). An empty base URL means the client's default (OpenAI).
+OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "").strip()
+OPENAI_API_KEY = os.environ.get("OPENAI_API_KEY", "").strip()
+OPENAI_MODEL = os.environ.get("OPENAI_MODEL", "gpt-4o-mini").strip()
+# The most one reply may wait for the model, across all of its tool rounds.
+OPENAI_TIMEOUT_SECONDS = float(os.environ.get("OPENAI_TIMEOUT_SECONDS", "30"))
+OPENAI_MAX_TOOL_ROUNDS = env_int("OPENAI_MAX_TOOL_ROUNDS", 4)
+# Characters of earlier conversation sent to the model (newest first, about 4 per token).
+OPENAI_HISTORY_CHARS = env_int("OPENAI_HISTORY_CHARS", 12000)
+# What a reply does when the model fails: `catalog` answers with the catalog engine, `off` fails.
+ASSISTANT_FALLBACK = os.environ.get("ASSISTANT_FALLBACK", "catalog").strip().lower() or "catalog"
+if ASSISTANT_FALLBACK not in {"catalog", "off"}:
+    raise ImproperlyConfigured(
+        f"ASSISTANT_FALLBACK must be catalog or off, got {ASSISTANT_FALLBACK!r}"
+    )
