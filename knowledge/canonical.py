@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+import re
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 TRACKING_PARAMETERS = frozenset(
     {
@@ -22,41 +23,67 @@ TRACKING_PARAMETERS = frozenset(
     }
 )
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# Product.url and PdpQuestionSet.url hold at most this many characters.
+MAX_URL_LENGTH = 2048
+
+# A URI never holds raw whitespace or control characters; browsers send them percent-encoded.
+_FORBIDDEN_IN_URL = re.compile(r"[\x00-\x20\x7f]")
+_FORBIDDEN_IN_HOST = re.compile(r"[<>\"{}|\\^`]")
 
 
 class InvalidUrlError(ValueError):
     pass
 
 
+def parameter_name(pair: str) -> str:
+    """The decoded name of a `name=value` query pair (`utm%5Fsource` is `utm_source`)."""
+    return unquote_plus(pair.partition("=")[0])
+
+
 def is_tracking_parameter(name: str) -> bool:
+    """Whether a (decoded) query parameter name is one that §6 rule 3 removes."""
     return name.startswith("utm_") or name in TRACKING_PARAMETERS
 
 
 def canonicalize_url(url: str) -> str:
-    """The canonical form of an absolute http(s) URL; InvalidUrlError if it is not one."""
+    """The canonical form of an absolute http(s) URL; InvalidUrlError if it is not one.
+
+    Implements exactly the four rules of contract §6 and nothing more: the path and the
+    parameter values are kept byte for byte, so two URLs a shop treats as different pages
+    never collapse into one.
+    """
+    if not isinstance(url, str):
+        raise InvalidUrlError("not a string")
+    text = url.strip()
+    if _FORBIDDEN_IN_URL.search(text):
+        raise InvalidUrlError("contains whitespace or control characters")
     try:
-        parts = urlsplit(url.strip())
+        parts = urlsplit(text)
         port = parts.port
     except ValueError as exc:
         raise InvalidUrlError(str(exc)) from exc
     scheme = parts.scheme.lower()
+    # Rule 1: `hostname` drops the user info and lowercases.
     host = (parts.hostname or "").lower()
     if scheme not in DEFAULT_PORTS or not host:
         raise InvalidUrlError("not an absolute http or https URL")
+    if _FORBIDDEN_IN_HOST.search(host):
+        raise InvalidUrlError("invalid host")
     if ":" in host:  # IPv6 literal: urlsplit strips the brackets
         host = f"[{host}]"
     netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
 
-    path = parts.path or "/"
-    if len(path) > 1 and path.endswith("/"):
-        path = path.rstrip("/") or "/"
+    # Rule 4. All trailing slashes go, or `/a//` would need two passes to become canonical.
+    path = parts.path.rstrip("/") or "/"
 
-    # Values are kept exactly as given: only whole `name=value` pairs are dropped or moved.
+    # Rule 3. Values are kept exactly as given: only whole `name=value` pairs are dropped or
+    # moved. sort() is stable, so repeated names keep their order.
     pairs = [pair for pair in parts.query.split("&") if pair]
-    kept = [pair for pair in pairs if not is_tracking_parameter(_raw_name(pair))]
-    kept.sort(key=_raw_name)  # sort() is stable, so repeated names keep their order
-    return urlunsplit((scheme, netloc, path, "&".join(kept), ""))
+    kept = [pair for pair in pairs if not is_tracking_parameter(parameter_name(pair))]
+    kept.sort(key=parameter_name)
 
-
-def _raw_name(pair: str) -> str:
-    return pair.partition("=")[0]
+    # Rule 2: the fragment is never put back.
+    canonical = urlunsplit((scheme, netloc, path, "&".join(kept), ""))
+    if len(canonical) > MAX_URL_LENGTH:
+        raise InvalidUrlError(f"longer than {MAX_URL_LENGTH} characters")
+    return canonical
