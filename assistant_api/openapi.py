@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import OpenApiResponse, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import serializers
 
 ErrorBody = inline_serializer(
@@ -28,6 +29,12 @@ _DESCRIPTIONS = {
 }
 
 
+def chat_id_parameter() -> OpenApiParameter:
+    return OpenApiParameter(
+        "chatId", OpenApiTypes.UUID, OpenApiParameter.PATH, description="Id of the chat (from Create Chat)."
+    )
+
+
 def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:
     return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in statuses}
 
@@ -35,6 +42,10 @@ def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:
 class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "accounts.authentication.ApiKeyAuthentication"
     name = ["apiKey", "bearer"]
+
+    def get_security_requirement(self, auto_schema):
+        # Either header works (contract §2): two alternative requirements, not both at once.
+        return [{"apiKey": []}, {"bearer": []}]
 
     def get_security_definition(self, auto_schema):
         return [
