@@ -256,6 +256,8 @@ TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "1.0"))
+# Publishing an event NOTIFYs the stream listeners (PostgreSQL); off: they find it by polling.
+SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
 
 # The `openai` assistant engine: any server speaking the OpenAI Chat Completions protocol
 # (README "Language-model engine"). An empty base URL means the client's default (OpenAI).
