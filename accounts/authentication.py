@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import Q
+from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication
@@ -42,7 +43,7 @@ def request_organization(request: Request) -> Organization:
     return client.organization
 
 
-def key_from_headers(request: Request) -> str | None:
+def key_from_headers(request: Request | HttpRequest) -> str | None:
     key = request.headers.get("x-api-key")
     if key:
         return key.strip()
@@ -50,6 +51,17 @@ def key_from_headers(request: Request) -> str | None:
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
     return None
+
+
+def organization_authenticate(request: HttpRequest) -> Organization:
+    """The organization of the request's API key, for plain Django views (the event stream).
+
+    Raises DRF's NotAuthenticated / AuthenticationFailed, as the DRF views would answer 401.
+    """
+    key = key_from_headers(request)
+    if key is None:
+        raise exceptions.NotAuthenticated(MISSING_KEY)
+    return authenticate_key(key).organization
 
 
 def authenticate_key(key: str) -> ApiKey:
