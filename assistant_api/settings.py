@@ -44,6 +44,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Which environment this deployment serves; keys of the other one are refused (contract §2).
 ASSISTANT_ENVIRONMENT = os.environ.get("ASSISTANT_ENVIRONMENT", "staging").strip().lower()
 ASSISTANT_ENGINE = os.environ.get("ASSISTANT_ENGINE", "catalog").strip().lower()
+# Pause between two published text chunks of a catalog reply, so a UI shows it "typing".
+ASSISTANT_STREAM_CHUNK_DELAY_MS = env_int("ASSISTANT_STREAM_CHUNK_DELAY_MS", 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
