@@ -21,6 +21,8 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "storeinventory": ("add", "change", "delete", "view"),
         "pdpquestionset": ("add", "change", "delete", "view"),
         "pdpquestion": ("add", "change", "delete", "view"),
+        # Adding an import run is running the admin import form.
+        "importrun": ("add", "view"),
     },
     "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
 }

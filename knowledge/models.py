@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -105,6 +106,67 @@ class StoreInventory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.product_id} @ {self.store_id}: {self.availability}"
+
+
+class SearchTerm(models.Model):
+    """A word of an organization's catalog (titles, brands, categories), for typo correction."""
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="search_terms"
+    )
+    term = models.CharField(max_length=40)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["organization", "term"], name="search_term_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.term
+
+
+class ImportStatus(models.TextChoices):
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+
+
+class ImportRun(models.Model):
+    """One catalog import (command line or admin form) and what it did: the import history."""
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="import_runs"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Who imported from the admin console; empty for the command line.",
+    )
+    source = models.CharField(max_length=10, default="cli")  # "cli" or "admin"
+    feed_name = models.CharField("feed file", max_length=255, blank=True)
+    inventory_name = models.CharField("inventory file", max_length=255, blank=True)
+    stores_name = models.CharField("stores file", max_length=255, blank=True)
+    full = models.BooleanField(default=False, help_text="Removed items missing from the feed.")
+    strict = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=ImportStatus.choices)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    removed = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    warning_count = models.PositiveIntegerField(default=0)
+    # The summary as printed by `import_catalog --json` (errors and warnings capped).
+    summary = models.JSONField(default=dict, blank=True)
+    started_at = models.DateTimeField(default=timezone.now, editable=False)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        verbose_name = "catalog import"
+
+    def __str__(self) -> str:
+        return f"{self.feed_name or 'import'} ({self.started_at:%Y-%m-%d %H:%M})"
 
 
 class PdpQuestionSet(models.Model):

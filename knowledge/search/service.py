@@ -1,19 +1,28 @@
-"""`product_search`: filters, then text matching by the backend of the database in use."""
+"""`product_search`: filters as ORM conditions, then text matching by the database's backend.
+
+Matching is strict first and relaxes only when nothing matches: every word must match; then
+words that match nothing in the catalog are replaced by the nearest catalog word (typos) or
+dropped; then any word may match. Relevance order is the backend's weighted rank.
+"""
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import and_
-
-from django.db.models import Q
+from django.db.models import QuerySet
 
 from accounts.models import Organization
 from knowledge.models import Product
+from knowledge.search.backend import TextBackend, text_backend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
 from knowledge.search.results import SORTS, SearchResult
 from knowledge.search.text import query_words
 
 MAX_LIMIT = 100
+_ORDERINGS = {
+    "relevance": ("-rank", "title", "pk"),
+    "price_asc": ("paid_price", "title", "pk"),
+    "price_desc": ("-paid_price", "title", "pk"),
+    "title": ("title", "pk"),
+}
 
 
 def product_search(
@@ -30,29 +39,54 @@ def product_search(
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     limit = max(0, min(limit, MAX_LIMIT))
     offset = max(0, offset)
-    queryset = with_paid_price(Product.objects.filter(organization=organization))
-    queryset = apply_filters(queryset, filters or SearchFilters())
+    catalog = Product.objects.filter(organization=organization)
+    filtered = apply_filters(with_paid_price(catalog), filters or SearchFilters())
     terms = query_words(query)
-    if terms:
-        # First version: every word must appear in one of the text fields.
-        queryset = queryset.filter(
-            reduce(
-                and_,
-                (
-                    Q(title__icontains=term)
-                    | Q(brand__icontains=term)
-                    | Q(product_type__icontains=term)
-                    | Q(description__icontains=term)
-                    for term in terms
-                ),
-            )
-        )
-    ordering = {
-        "relevance": ["title", "pk"],
-        "price_asc": ["paid_price", "title", "pk"],
-        "price_desc": ["-paid_price", "title", "pk"],
-        "title": ["title", "pk"],
-    }[sort]
-    total = queryset.count()
-    products = list(queryset.order_by(*ordering)[offset : offset + limit])
+    if not terms:
+        ordering = _ORDERINGS["title" if sort == "relevance" else sort]
+        return _page(filtered.order_by(*ordering), terms, limit, offset)
+
+    backend = text_backend()
+    matched = backend.match(filtered, terms, every=True)
+    total = matched.count()
+    if total == 0:
+        terms = _corrected(backend, organization, catalog, terms)
+        if terms:
+            matched = backend.match(filtered, terms, every=True)
+            total = matched.count()
+            if total == 0 and len(terms) > 1:
+                matched = backend.match(filtered, terms, every=False)
+                total = matched.count()
+    if not terms or total == 0:
+        return SearchResult(products=[], total=0, terms=terms)
+    return _page(matched.order_by(*_ORDERINGS[sort]), terms, limit, offset, total=total)
+
+
+def _page(
+    queryset: QuerySet[Product],
+    terms: list[str],
+    limit: int,
+    offset: int,
+    *,
+    total: int | None = None,
+) -> SearchResult:
+    products = list(queryset[offset : offset + limit]) if limit else []
+    if total is None:
+        total = offset + len(products) if len(products) < limit and products else queryset.count()
     return SearchResult(products=products, total=total, terms=terms)
+
+
+def _corrected(
+    backend: TextBackend,
+    organization: Organization,
+    catalog: QuerySet[Product],
+    terms: list[str],
+) -> list[str]:
+    """Each word kept if the catalog has it, else its nearest catalog word, else dropped."""
+    corrected: list[str] = []
+    for term in terms:
+        if backend.match(catalog, [term], every=True).exists():
+            corrected.append(term)
+        elif (closest := backend.closest_term(organization, term)) is not None:
+            corrected.append(closest)
+    return list(dict.fromkeys(corrected))

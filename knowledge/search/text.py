@@ -12,6 +12,8 @@ _STOP_WORDS_TEXT = """a an and are as at be but by for from has have i in is it 
     your any some show find want need looking look get buy please"""
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
 MAX_WORDS = 12
+# How alike (pg_trgm similarity) a catalog word must be to replace a word that matches nothing.
+SIMILARITY_THRESHOLD = 0.4
 MAX_WORD_LENGTH = 40
 _WORD = re.compile(r"[^\W_]+")
 
