@@ -1,4 +1,4 @@
-"""Gunicorn configuration: gevent workers, so one process holds many open event streams."""
+"""Gunicorn configuration: gevent workers, so one process holds thousands of open event streams."""
 
 import multiprocessing
 import os
@@ -6,13 +6,41 @@ import os
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 worker_class = "gevent"
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count())))
-# Each open event stream holds one greenlet; this caps streams per worker (default 1000).
+# Each open event stream holds one greenlet and one socket; this caps connections per worker
+# (gevent's default, 1000, would cap streams). The open-file limit (`ulimit -n`) must be higher.
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "10000"))
-# gevent workers notify the arbiter from their own loop, so long-lived streams do not time out.
+# The gevent worker notifies the arbiter from its own loop, so long-lived streams never trip
+# this; it only catches a worker whose loop is blocked.
 timeout = int(os.environ.get("GUNICORN_TIMEOUT", "60"))
+# On SIGTERM (deploy, restart) open streams end within a second (see post_worker_init), clients
+# reconnect with Last-Event-ID to another worker; other requests get this long to finish.
 graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "10"))
 keepalive = 5
 accesslog = "-" if os.environ.get("ACCESS_LOG", "").lower() in {"1", "true", "yes"} else None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 proxy_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+
+def post_worker_init(worker):
+    """Ends the worker's open event streams as soon as it is asked to stop.
+
+    Gunicorn's gevent worker waits up to graceful_timeout for open connections and then kills
+    them mid-stream; a stream that ends cleanly instead lets EventSource reconnect at once.
+    """
+    import gevent
+
+    from chats.stream.hub import shutdown_hub
+
+    def watch() -> None:
+        while worker.alive:
+            gevent.sleep(0.5)
+        shutdown_hub()
+
+    gevent.spawn(watch)
+
+
+def worker_exit(server, worker):
+    from chats.stream.hub import shutdown_hub
+
+    shutdown_hub()

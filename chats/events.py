@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.db import connection, transaction
+
 from chats.models import Event, EventStatus
+
+# The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
+EVENTS_CHANNEL = "chat_events"
 
 
 class EventPublisher:
@@ -41,7 +47,24 @@ class EventPublisher:
         return self.publish(EventStatus.FAILED, content=description)
 
     def publish(self, status: str, **fields: Any) -> Event:
-        return Event.objects.create(chat_id=self.chat_id, status=status, **fields)
+        if not notify_enabled():
+            return Event.objects.create(chat_id=self.chat_id, status=status, **fields)
+        # The NOTIFY belongs to the event's transaction: PostgreSQL delivers it at commit,
+        # when the row is visible to the listener it wakes, and never for a rolled back row.
+        with transaction.atomic(savepoint=False):
+            event = Event.objects.create(chat_id=self.chat_id, status=status, **fields)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_notify(%s, %s)", [EVENTS_CHANNEL, f"{event.chat_id}:{event.seq}"]
+                )
+        return event
+
+
+def notify_enabled() -> bool:
+    """Whether publishing wakes the stream listeners (PostgreSQL only; SQLite is polled).
+
+    `SSE_NOTIFY=off` leaves live delivery to the listeners' polling (`SSE_POLL_SECONDS`)."""
+    return settings.SSE_NOTIFY and connection.vendor == "postgresql"
 
 
 def event_payload(event: Event) -> dict[str, Any]:

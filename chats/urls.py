@@ -1,5 +1,6 @@
 from django.urls import path
 
+from chats.stream.views import chat_events
 from chats.views import ChatMessageViewSet, ChatViewSet
 
 urlpatterns = [
@@ -10,4 +11,7 @@ urlpatterns = [
         ChatMessageViewSet.as_view({"get": "list"}),
         name="chat-messages",
     ),
+    # The event stream (contract §5), also at the path of an older quick-start.
+    path("chats/<str:chat_id>/messages/events", chat_events, name="chat-events"),
+    path("chats/<str:chat_id>/events", chat_events, name="chat-events-legacy"),
 ]

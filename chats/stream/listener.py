@@ -1,0 +1,201 @@
+"""The one listener per process that reads new events for all of the process's open streams.
+
+On PostgreSQL it has its own psycopg connection (not one of Django's pooled ones) that
+`LISTEN`s on the channel `EventPublisher` notifies: a notification for a chat with open streams
+wakes it, and one query reads the new events of every followed chat. It also reads every
+`SSE_POLL_SECONDS` without a notification, so a lost notification costs at most that long. If
+the connection drops it reconnects and catches up from the hub's `floor`. On SQLite it polls.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.db import connection as django_connection
+from django.db.models import Max
+
+from chats.events import EVENTS_CHANNEL
+from chats.models import Event
+from chats.stream.hub import Hub
+
+logger = logging.getLogger("chats.stream")
+
+RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)
+_COLUMNS = (
+    "seq",
+    "chat_id",
+    "status",
+    "tool_name",
+    "content",
+    "tool_args",
+    "tool_response",
+    "created_at",
+)
+
+
+class PollingSource:
+    """Reads through Django's connection of the listener's own thread (SQLite)."""
+
+    def connect(self) -> None:
+        pass
+
+    def close(self) -> None:
+        django_connection.close()
+
+    def wait(self, hub: Hub, timeout: float) -> set[tuple[UUID, int]] | None:
+        hub.stopped.wait(timeout)
+        return None
+
+    def fetch(
+        self, *, chats: list[UUID], floor: int, known: Iterable[int]
+    ) -> tuple[int, list[Event]]:
+        top = Event.objects.aggregate(top=Max("seq"))["top"] or 0
+        if not chats:
+            return top, []
+        events = (
+            Event.objects.filter(chat_id__in=chats, seq__gt=floor)
+            .exclude(seq__in=list(known))
+            .order_by("seq")
+        )
+        return top, list(events)
+
+
+class PostgresSource:
+    """A dedicated autocommit psycopg connection that both LISTENs and reads."""
+
+    def __init__(self) -> None:
+        self.conn: Any = None
+        table = Event._meta.db_table
+        columns = ", ".join(f"e.{name}" for name in _COLUMNS)
+        # One round trip: the highest committed seq plus the unseen events of followed chats.
+        self.sql = (
+            f"SELECT t.top, {columns} FROM (SELECT max(seq) AS top FROM {table}) AS t "
+            f"LEFT JOIN {table} AS e ON e.chat_id = ANY(%(chats)s::uuid[]) "
+            f"AND e.seq > %(floor)s AND e.seq <> ALL(%(known)s::bigint[]) "
+            f"ORDER BY e.seq"
+        )
+
+    def connect(self) -> None:
+        import psycopg
+
+        db = settings.DATABASES["default"]
+        self.conn = psycopg.connect(
+            dbname=db["NAME"],
+            user=db.get("USER") or None,
+            password=db.get("PASSWORD") or None,
+            host=db.get("HOST") or None,
+            port=db.get("PORT") or None,
+            connect_timeout=int(db.get("OPTIONS", {}).get("connect_timeout", 5)),
+            application_name="sse-listener",
+            autocommit=True,
+        )
+        self.conn.execute(f"LISTEN {EVENTS_CHANNEL}")
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            finally:
+                self.conn = None
+
+    def wait(self, hub: Hub, timeout: float) -> set[tuple[UUID, int]] | None:
+        """The (chat, seq) pairs notified within `timeout`, or None when none came.
+
+        `notifies()` holds the connection while it runs, so it is always given a timeout;
+        notifications that arrive during a query are kept by psycopg and returned here.
+        """
+        received: set[tuple[UUID, int]] = set()
+        for notify in self.conn.notifies(timeout=timeout, stop_after=1):
+            received.add(_parse(notify.payload))
+        if not received:
+            return None
+        # Take everything already waiting, so a burst costs one query.
+        for notify in self.conn.notifies(timeout=0):
+            received.add(_parse(notify.payload))
+        return received
+
+    def fetch(
+        self, *, chats: list[UUID], floor: int, known: Iterable[int]
+    ) -> tuple[int, list[Event]]:
+        rows = self.conn.execute(
+            self.sql, {"chats": chats, "floor": floor, "known": list(known)}
+        ).fetchall()
+        top = rows[0][0] or 0
+        events = [Event(**dict(zip(_COLUMNS, row[1:], strict=True))) for row in rows if row[1]]
+        return top, events
+
+
+def _parse(payload: str) -> tuple[UUID, int]:
+    chat_id, _, seq = payload.partition(":")
+    try:
+        return UUID(chat_id), int(seq)
+    except ValueError:
+        return UUID(int=0), 0
+
+
+def make_source() -> PostgresSource | PollingSource:
+    if django_connection.vendor == "postgresql":
+        return PostgresSource()
+    return PollingSource()
+
+
+def run_listener(hub: Hub) -> None:
+    """The listener's loop: runs until the hub stops, reconnecting as long as it takes."""
+    source = make_source()
+    poll_seconds = max(0.05, settings.SSE_POLL_SECONDS)
+    failures = 0
+    while not hub.stopped.is_set():
+        try:
+            source.connect()
+            _refresh(hub, source)  # Catch up on what was committed while disconnected.
+            if failures:
+                logger.warning("event listener reconnected")
+            failures = 0
+            _listen(hub, source, poll_seconds)
+        except Exception as exc:
+            # Never let the listener die: open streams keep their keep-alives and get the
+            # missed events once the database is back.
+            delay = RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)]
+            failures += 1
+            logger.warning(
+                "event listener lost the database (%s), retrying in %ss",
+                type(exc).__name__,
+                delay,
+            )
+            _close_quietly(source)
+            hub.stopped.wait(delay)
+    _close_quietly(source)
+
+
+def _listen(hub: Hub, source: PostgresSource | PollingSource, poll_seconds: float) -> None:
+    next_poll = time.monotonic() + poll_seconds
+    while not hub.stopped.is_set():
+        notified = source.wait(hub, max(0.0, next_poll - time.monotonic()))
+        if notified is not None and not any(
+            hub.follows(chat_id) and hub.is_new(seq) for chat_id, seq in notified
+        ):
+            continue  # Events of chats without streams here, or already read.
+        if notified is None and time.monotonic() < next_poll:
+            continue
+        _refresh(hub, source)
+        next_poll = time.monotonic() + poll_seconds
+
+
+def _refresh(hub: Hub, source: PostgresSource | PollingSource) -> None:
+    if hub.floor is None:
+        top, _ = source.fetch(chats=[], floor=0, known=())
+        hub.start(top)
+    top, events = source.fetch(chats=hub.chats(), floor=hub.floor or 0, known=hub.known)
+    hub.deliver(top=top, events=events)
+
+
+def _close_quietly(source: PostgresSource | PollingSource) -> None:
+    try:
+        source.close()
+    except Exception:
+        logger.debug("closing the listener's connection failed", exc_info=True)

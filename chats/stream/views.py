@@ -1,0 +1,164 @@
+"""`GET /v1/chats/{chatId}/messages/events`: a plain Django streaming view (contract §5).
+
+Not a DRF view: DRF renders whole responses. Everything that can fail (the key, the chat, the
+resume position, the replay query) happens before the response starts, so 401/404/422/503 are
+ordinary JSON errors; then the database connection goes back to the pool and the stream only
+waits on its subscription to the process's hub.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from datetime import datetime
+
+import orjson
+from django.conf import settings
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+from rest_framework import exceptions as drf
+
+from accounts.authentication import organization_authenticate
+from assistant_api.errors import ApplicationError, ValidationFailedError
+from assistant_api.exception_handlers import error_body
+from chats.models import Event
+from chats.selectors import chat_get
+from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
+from chats.stream.hub import Delivery, Subscription, get_hub
+from chats.stream.replay import RECENT_WINDOW, event_replay
+
+INVALID_LAST_EVENT_ID = "must be the id of an event: a non-negative integer"
+
+
+@require_GET
+def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
+    try:
+        organization = organization_authenticate(request)
+        chat = chat_get(organization=organization, chat_id=chat_id)
+        after = resume_position(request)
+    except (drf.NotAuthenticated, drf.AuthenticationFailed) as exc:
+        response = _error(401, str(exc.detail))
+        response["WWW-Authenticate"] = 'Bearer realm="api"'
+        return response
+    except ApplicationError as exc:
+        response = _error(exc.status_code, exc.message, exc.errors)
+        for name, value in exc.headers.items():
+            response[name] = value
+        return response
+
+    now = timezone.now()
+    # Subscribe before reading the replay: an event committed in between is then either in
+    # the replay or delivered live (the stream drops the second copy).
+    subscription = get_hub().subscribe(chat.id)
+    try:
+        replay = event_replay(chat=chat, after=after, now=now)
+    except BaseException:
+        subscription.close()
+        raise
+    finally:
+        # A stream must not pin a database connection for its lifetime.
+        if not connection.in_atomic_block:
+            connection.close()
+
+    stream = EventStream(
+        subscription,
+        replay=replay,
+        after=after,
+        since=now - RECENT_WINDOW,
+        keepalive=settings.SSE_KEEPALIVE_SECONDS,
+        max_duration=settings.SSE_MAX_DURATION_SECONDS,
+    )
+    streaming = StreamingHttpResponse(stream, content_type="text/event-stream")
+    streaming["Cache-Control"] = "no-cache"
+    # Tells nginx (and proxies that honour it) not to buffer the stream.
+    streaming["X-Accel-Buffering"] = "no"
+    return streaming
+
+
+def resume_position(request: HttpRequest) -> int | None:
+    """The `Last-Event-ID` header, else `?lastEventId=`; None for a new connection."""
+    value = request.headers.get("Last-Event-ID")
+    if value is None or not value.strip():
+        value = request.GET.get("lastEventId")
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if not value.isascii() or not value.isdigit() or len(value) > 18:
+        raise ValidationFailedError(
+            f"lastEventId: {INVALID_LAST_EVENT_ID}",
+            errors={"lastEventId": [INVALID_LAST_EVENT_ID]},
+        )
+    return int(value)
+
+
+class EventStream:
+    """The body of one stream: a sync iterator (Django's WSGI handler would collect an async
+    one into a list) whose `close()` the server calls when the client goes away."""
+
+    def __init__(
+        self,
+        subscription: Subscription,
+        *,
+        replay: list[Event],
+        after: int | None,
+        since: datetime,
+        keepalive: float,
+        max_duration: float,
+    ) -> None:
+        self.subscription = subscription
+        self.replay = replay
+        self.after = after
+        self.since = since
+        self.keepalive = max(0.01, keepalive)
+        self.max_duration = max_duration
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._frames()
+
+    def close(self) -> None:
+        self.subscription.close()
+
+    def _frames(self) -> Iterator[bytes]:
+        started = last_write = time.monotonic()
+        sent = {event.seq for event in self.replay}
+        yield RETRY + b"".join(event_frame(event) for event in self.replay)
+        self.replay = []
+        while not self.subscription.closed:
+            now = time.monotonic()
+            left = started + self.max_duration - now
+            if left <= 0:
+                return
+            batch = self.subscription.wait(min(left, last_write + self.keepalive - now))
+            frames = [d.frame for d in batch if self._wanted(d, sent)]
+            for delivery in batch:
+                sent.add(delivery.seq)
+            if frames:
+                yield b"".join(frames)
+                last_write = time.monotonic()
+            elif time.monotonic() - last_write >= self.keepalive:
+                # Also how a vanished client is noticed: the write fails and the server
+                # closes the stream.
+                yield KEEP_ALIVE
+                last_write = time.monotonic()
+            if len(sent) > 256:
+                floor = self.subscription.floor
+                sent = {seq for seq in sent if seq > floor}
+
+    def _wanted(self, delivery: Delivery, sent: set[int]) -> bool:
+        if delivery.seq in sent:
+            return False
+        if self.after is not None:
+            return delivery.seq > self.after
+        return delivery.created_at >= self.since
+
+
+def _error(
+    status: int, message: str, field_errors: dict[str, list[str]] | None = None
+) -> HttpResponse:
+    return HttpResponse(
+        orjson.dumps(error_body(message, field_errors)),
+        status=status,
+        content_type="application/json",
+    )
