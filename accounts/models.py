@@ -94,3 +94,36 @@ class ApiKey(models.Model):
 
     def is_expired(self, now=None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or timezone.now())
+
+
+class DailyUsage(models.Model):
+    """What an organization used on one UTC day, per chatbot (chatbot null: not chat-bound)."""
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="daily_usage"
+    )
+    chatbot = models.ForeignKey(
+        Chatbot, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    day = models.DateField()
+    messages = models.PositiveIntegerField(default=0)
+    chats = models.PositiveIntegerField(default=0)
+    pdp_requests = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "daily usage"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "chatbot", "day"], name="usage_org_bot_day_unique"
+            ),
+            # NULL chatbots are distinct in a plain unique constraint.
+            models.UniqueConstraint(
+                fields=["organization", "day"],
+                condition=models.Q(chatbot__isnull=True),
+                name="usage_org_day_unbound_unique",
+            ),
+        ]
+        indexes = [models.Index(fields=["organization", "day"], name="usage_org_day")]
+
+    def __str__(self) -> str:
+        return f"{self.organization_id} {self.day}"

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.checks import Error, Warning, register
 
 from accounts.keys import ENVIRONMENT_MARKERS
+from assistant_api.throttling import parse_rate
 
 
 @register("assistant", deploy=False)
@@ -28,6 +29,11 @@ def check_environment(app_configs, **kwargs):
         and settings.ASSISTANT_ENVIRONMENT == "production"
     ):
         problems.append(Error("ALLOWED_HOSTS must not be '*' in production", id="assistant.E003"))
+    for name in ("RATE_LIMIT_PER_KEY", "RATE_LIMIT_PUBLIC"):
+        try:
+            parse_rate(getattr(settings, name))
+        except ValueError as exc:
+            problems.append(Error(f"{name}: {exc}", id="assistant.E005"))
     if settings.ASSISTANT_ENVIRONMENT == "production" and settings.DEBUG:
         problems.append(Error("DEBUG must be off in production", id="assistant.E004"))
     if settings.ASSISTANT_ENVIRONMENT == "production" and not settings.DATABASES["default"][

@@ -202,6 +202,7 @@ REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["assistant_api.renderers.JsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "DEFAULT_PAGINATION_CLASS": "chats.pagination.PageEnvelopePagination",
+    "DEFAULT_THROTTLE_CLASSES": ["assistant_api.throttling.ApiKeyRateThrottle"],
     "EXCEPTION_HANDLER": "assistant_api.exception_handlers.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,

@@ -2,10 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
+from accounts.views import UsageView
 from assistant_api import views
 
 urlpatterns = [
     path("v1/", include("chats.urls")),
+    path("v1/usage", UsageView.as_view(), name="usage"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),
     path("healthz", views.healthz),

@@ -7,6 +7,7 @@ import uuid
 from django.db import transaction
 
 from accounts.models import Chatbot, Organization
+from accounts.usage import usage_add
 from assistant_api.errors import NotFoundError
 from chats.models import Chat, Message, MessageType
 
@@ -26,6 +27,7 @@ def chat_create(
     chat = Chat.objects.create(
         organization=organization, chatbot=chatbot, user_id=user_id or uuid.uuid4()
     )
+    usage_add(organization_id=organization.pk, chatbot_id=chatbot.pk, chats=1)
     if chatbot.greeting.strip():
         Message.objects.create(
             chat=chat, type=MessageType.ASSISTANT, content=chatbot.greeting.strip()

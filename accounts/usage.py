@@ -1,0 +1,107 @@
+"""Usage records and the monthly message quota (contract §7).
+
+Usage is counted per organization, chatbot and UTC day. The quota check locks the
+organization's row for the short transaction that stores a user message, so N parallel
+messages against k < N remaining store exactly k (on SQLite the write lock taken at BEGIN
+serializes them the same way).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import uuid
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, Sum
+from django.utils import timezone
+
+from accounts.models import DailyUsage, Organization
+from assistant_api.errors import TooManyRequestsError
+
+QUOTA_REACHED = "Monthly message quota reached"
+
+
+@dataclass(frozen=True)
+class QuotaState:
+    month: str  # "2026-11"
+    used: int
+    limit: int | None  # None: unlimited
+    resets_at: dt.datetime
+
+    @property
+    def remaining(self) -> int | None:
+        return None if self.limit is None else max(0, self.limit - self.used)
+
+
+def month_bounds(moment: dt.datetime) -> tuple[dt.date, dt.datetime]:
+    """The first day of `moment`'s UTC month and the first second of the next one."""
+    moment = moment.astimezone(dt.UTC)
+    first = moment.date().replace(day=1)
+    following = (first + dt.timedelta(days=32)).replace(day=1)
+    return first, dt.datetime.combine(following, dt.time.min, tzinfo=dt.UTC)
+
+
+def monthly_messages(*, organization_id: uuid.UUID, now: dt.datetime | None = None) -> int:
+    first, following = month_bounds(now or timezone.now())
+    total = DailyUsage.objects.filter(
+        organization_id=organization_id, day__gte=first, day__lt=following.date()
+    ).aggregate(total=Sum("messages"))["total"]
+    return total or 0
+
+
+def quota_state(*, organization: Organization, now: dt.datetime | None = None) -> QuotaState:
+    now = now or timezone.now()
+    _, resets_at = month_bounds(now)
+    return QuotaState(
+        month=now.astimezone(dt.UTC).strftime("%Y-%m"),
+        used=monthly_messages(organization_id=organization.pk, now=now),
+        limit=organization.monthly_quota,
+        resets_at=resets_at,
+    )
+
+
+def quota_consume_message(*, organization_id: uuid.UUID, chatbot_id: uuid.UUID) -> QuotaState:
+    """Counts one user message, or raises 429 when the month's quota is used up.
+
+    Must run inside the transaction that stores the message, so a refusal stores nothing.
+    """
+    assert transaction.get_connection().in_atomic_block, "call inside the message's transaction"
+    # Lock and re-read: a quota changed in the admin counts from the next request on.
+    organization = (
+        Organization.objects.select_for_update().only("id", "monthly_quota").get(pk=organization_id)
+    )
+    now = timezone.now()
+    state = quota_state(organization=organization, now=now)
+    if state.limit is not None and state.used >= state.limit:
+        retry_after = math.ceil((state.resets_at - now).total_seconds())
+        raise TooManyRequestsError(QUOTA_REACHED, retry_after=retry_after)
+    usage_add(organization_id=organization_id, chatbot_id=chatbot_id, messages=1, day=now.date())
+    return QuotaState(
+        month=state.month, used=state.used + 1, limit=state.limit, resets_at=state.resets_at
+    )
+
+
+def usage_add(
+    *,
+    organization_id: uuid.UUID,
+    chatbot_id: uuid.UUID | None = None,
+    messages: int = 0,
+    chats: int = 0,
+    pdp_requests: int = 0,
+    day: dt.date | None = None,
+) -> None:
+    """Adds to the day's usage row, creating it on first use (safe under concurrency)."""
+    day = day or timezone.now().astimezone(dt.UTC).date()
+    key = {"organization_id": organization_id, "chatbot_id": chatbot_id, "day": day}
+    increments = {"messages": messages, "chats": chats, "pdp_requests": pdp_requests}
+    changes = {field: F(field) + amount for field, amount in increments.items() if amount}
+    if DailyUsage.objects.filter(**key).update(**changes):
+        return
+    try:
+        with transaction.atomic():
+            DailyUsage.objects.create(**key, **increments)
+    except IntegrityError:
+        # Another request created the day's row first: add to it.
+        DailyUsage.objects.filter(**key).update(**changes)

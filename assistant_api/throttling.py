@@ -1,0 +1,162 @@
+"""Rate limits (contract §7): per API key, and per client address on the public endpoints.
+
+Fixed one-window counters in the cache: with Redis (`REDIS_URL`) `incr` is atomic and shared
+by every worker and instance; without it the limits hold per process. If the cache fails,
+requests are served (fail open), a warning is logged at most once a minute, and the cache is
+tried again a few seconds later.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import re
+import time
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.http import HttpRequest
+from rest_framework.request import Request
+from rest_framework.throttling import BaseThrottle
+
+from assistant_api.errors import TooManyRequestsError
+
+logger = logging.getLogger("assistant_api.throttling")
+
+RATE_LIMITED = "Rate limit exceeded"
+_RATE = re.compile(
+    r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour|d|day)s?\s*$", re.IGNORECASE
+)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+RETRY_CACHE_AFTER = 5.0
+WARN_EVERY = 60.0
+
+
+@dataclass(frozen=True)
+class Rate:
+    requests: int
+    seconds: int
+
+
+def parse_rate(text: str) -> Rate | None:
+    """`600/min`, `10/s`, `1000/hour`, `5/10s`; `off` (or empty) means no limit."""
+    if text.strip().lower() in {"", "off", "none", "0"}:
+        return None
+    match = _RATE.match(text)
+    if match is None:
+        raise ValueError(f"invalid rate {text!r}: use e.g. 600/min, 10/s or off")
+    count, multiplier, unit = match.groups()
+    return Rate(int(count), int(multiplier or 1) * _UNIT_SECONDS[unit[0].lower()])
+
+
+class _CacheHealth:
+    """Remembers a failing cache for a few seconds so requests do not each wait on it."""
+
+    down_until = 0.0
+    last_warning = 0.0
+
+    @classmethod
+    def available(cls) -> bool:
+        return time.monotonic() >= cls.down_until
+
+    @classmethod
+    def failed(cls, exc: Exception) -> None:
+        now = time.monotonic()
+        cls.down_until = now + RETRY_CACHE_AFTER
+        if now - cls.last_warning >= WARN_EVERY:
+            cls.last_warning = now
+            logger.warning(
+                "rate limit cache unavailable, serving without limits: %s", type(exc).__name__
+            )
+
+
+def hit(scope: str, ident: str, rate: Rate) -> float | None:
+    """Counts one request; the seconds to wait when over the limit, else None."""
+    if not _CacheHealth.available():
+        return None
+    now = time.time()
+    window = int(now // rate.seconds)
+    key = f"rl:{scope}:{ident}:{rate.seconds}:{window}"
+    try:
+        cache.add(key, 0, timeout=rate.seconds + 1)
+        count = cache.incr(key)
+    except ValueError:  # evicted between add and incr: start again
+        cache.set(key, 1, timeout=rate.seconds + 1)
+        count = 1
+    except Exception as exc:  # the cache backend is down
+        _CacheHealth.failed(exc)
+        return None
+    if count <= rate.requests:
+        return None
+    return (window + 1) * rate.seconds - now
+
+
+def client_address(request: HttpRequest) -> str:
+    """REMOTE_ADDR, or the right-most untrusted X-Forwarded-For entry behind trusted proxies."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    trusted = settings.TRUSTED_PROXIES
+    if not trusted or not _in_networks(remote, trusted):
+        return remote
+    forwarded = [
+        part.strip()
+        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if part.strip()
+    ]
+    for address in reversed(forwarded):
+        if not _in_networks(address, trusted):
+            return address
+    return forwarded[0] if forwarded else remote
+
+
+def _in_networks(address: str, networks: list[str]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    for network in networks:
+        try:
+            if ip in ipaddress.ip_network(network, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
+
+
+class _RateThrottle(BaseThrottle):
+    scope = ""
+    setting = ""
+
+    def ident(self, request: Request) -> str | None:
+        raise NotImplementedError
+
+    def allow_request(self, request: Request, view) -> bool:
+        rate = parse_rate(getattr(settings, self.setting))
+        ident = self.ident(request)
+        if rate is None or ident is None:
+            return True
+        wait = hit(self.scope, ident, rate)
+        if wait is not None:
+            raise TooManyRequestsError(RATE_LIMITED, retry_after=max(1, int(wait + 0.999)))
+        return True
+
+
+class ApiKeyRateThrottle(_RateThrottle):
+    """`RATE_LIMIT_PER_KEY` per API key."""
+
+    scope = "key"
+    setting = "RATE_LIMIT_PER_KEY"
+
+    def ident(self, request: Request) -> str | None:
+        api_key = request.auth
+        return getattr(api_key, "prefix", None)
+
+
+class PublicRateThrottle(_RateThrottle):
+    """`RATE_LIMIT_PUBLIC` per client address, for the public PDP endpoints."""
+
+    scope = "public"
+    setting = "RATE_LIMIT_PUBLIC"
+
+    def ident(self, request: Request) -> str | None:
+        return client_address(request) or None

@@ -1,0 +1,90 @@
+"""Rate limits across processes through Redis, and failing open when Redis is gone."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import httpx
+import pytest
+
+from tests.conftest import make_tenant
+from tests.server import free_port, start_server
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
+
+
+@contextmanager
+def redis_server(port: int) -> Iterator[str]:
+    """A private Redis on a free port, so the test can stop and restart it."""
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(50):
+            if (
+                subprocess.run(
+                    ["redis-cli", "-p", str(port), "ping"], capture_output=True
+                ).stdout.strip()
+                == b"PONG"
+            ):
+                break
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def statuses(url: str, key: str, count: int) -> list[int]:
+    with httpx.Client(base_url=url, headers={"x-api-key": key}, timeout=10) as client:
+        return [client.get("/v1/chats/x").status_code for _ in range(count)]
+
+
+def test_limit_is_shared_by_two_server_processes():
+    tenant = make_tenant()
+    port = free_port()
+    with redis_server(port) as redis_url:
+        env = {"REDIS_URL": redis_url, "RATE_LIMIT_PER_KEY": "10/min"}
+        with start_server(**env) as first, start_server(**env) as second:
+            results = statuses(first.url, tenant.key, 6) + statuses(second.url, tenant.key, 6)
+    assert results.count(404) == 10
+    assert results.count(429) == 2
+
+
+def test_redis_outage_fails_open_and_limits_resume():
+    tenant = make_tenant()
+    port = free_port()
+    env = {"RATE_LIMIT_PER_KEY": "3/min"}
+    with redis_server(port) as redis_url:
+        env["REDIS_URL"] = redis_url
+        with start_server(**env) as server:
+            assert statuses(server.url, tenant.key, 4) == [404, 404, 404, 429]
+            # Redis goes away: requests are served without limits.
+            subprocess.run(
+                ["redis-cli", "-p", str(port), "shutdown", "nosave"], capture_output=True
+            )
+            assert set(statuses(server.url, tenant.key, 6)) == {404}
+            # Redis is back: after the retry delay the limits apply again.
+            with redis_server(port):
+                time.sleep(6)
+                other = make_tenant()
+                assert statuses(server.url, other.key, 4) == [404, 404, 404, 429]
