@@ -16,4 +16,4 @@ class UsageOutput(serializers.Serializer):
     remaining = serializers.IntegerField(
         allow_null=True, help_text="Messages left this month; null when unlimited."
     )
-    resetsAt = serializers.DateTimeField(help_text="First second of the next month (UTC).")  # noqa: N815
+    resetsAt = serializers.DateTimeField(help_text="First second of the next month (UTC).")
