@@ -1,0 +1,90 @@
+"""One streamed model round: text deltas out as they arrive, tool calls assembled from pieces."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from knowledge.engines.openai.config import OpenAIConfig
+from knowledge.engines.openai.failures import (
+    PROVIDER_EXCEPTIONS,
+    TIMEOUT,
+    ModelFailure,
+    failure_from_exception,
+)
+
+
+@dataclass
+class ToolCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""  # JSON text, as the model wrote it
+
+
+def round_stream(
+    *,
+    client: openai.OpenAI,
+    config: OpenAIConfig,
+    messages: list[dict[str, Any]],
+    tools: list[dict[str, Any]],
+    deadline: float,
+    on_text: Callable[[str], None],
+) -> list[ToolCall]:
+    """Streams one completion; gives each text delta to `on_text`, returns the tool calls.
+
+    `deadline` (time.monotonic) bounds the whole reply: each request gets what is left of it,
+    and it is checked on every chunk so a provider that trickles tokens cannot hold a worker.
+    """
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise _timeout(config)
+    calls: dict[int, ToolCall] = {}
+    try:
+        stream = client.chat.completions.create(
+            model=config.model,
+            messages=messages,  # type: ignore[arg-type]
+            tools=tools,  # type: ignore[arg-type]
+            stream=True,
+            timeout=remaining,
+        )
+        with stream:
+            for chunk in stream:
+                if time.monotonic() > deadline:
+                    raise _timeout(config)
+                if not chunk.choices:
+                    continue  # usage-only chunks of some providers
+                delta = chunk.choices[0].delta
+                if delta is None:
+                    continue
+                if delta.content:
+                    on_text(delta.content)
+                for piece in delta.tool_calls or []:
+                    _merge(calls, piece)
+    except PROVIDER_EXCEPTIONS as exc:
+        raise failure_from_exception(exc, timeout=config.timeout) from None
+    return [calls[index] for index in sorted(calls)]
+
+
+def _merge(calls: dict[int, ToolCall], piece: Any) -> None:
+    """Adds one `tool_calls` delta: the first piece has id and name, later ones more arguments."""
+    index = piece.index
+    if index is None:  # servers that send each call whole, without an index
+        index = len(calls) if piece.id or not calls else max(calls)
+    call = calls.setdefault(index, ToolCall())
+    if piece.id:
+        call.id = piece.id
+    function = piece.function
+    if function is None:
+        return
+    if function.name and function.name != call.name:
+        call.name += function.name
+    if function.arguments:
+        call.arguments += function.arguments
+
+
+def _timeout(config: OpenAIConfig) -> ModelFailure:
+    return ModelFailure(TIMEOUT, f"The language model did not answer within {config.timeout:g} s")
