@@ -68,7 +68,8 @@ MIDDLEWARE = [
     "assistant_api.middleware.RequestIdMiddleware",
     "assistant_api.middleware.JsonErrorMiddleware",
     "assistant_api.middleware.BodySizeLimitMiddleware",
-    "corsheaders.middleware.CorsMiddleware",
+    # django-cors-headers plus the per-organization allowed origins (contract §6).
+    "knowledge.pdp.cors.PdpCorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -190,7 +191,7 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT")
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS")
 
 # --- CORS: only the public PDP endpoints (contract §6) --------------------------------------
-CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/.*public.*$"
+CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-questions)$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type"]

@@ -7,6 +7,7 @@ from assistant_api import views
 
 urlpatterns = [
     path("v1/", include("chats.urls")),
+    path("v1/knowledge/", include("knowledge.pdp.urls")),
     path("v1/usage", UsageView.as_view(), name="usage"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),

@@ -1,0 +1,1 @@
+"""The public PDP question-set endpoints: generation, reads, writes, CORS and routes."""

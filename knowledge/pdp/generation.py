@@ -1,0 +1,391 @@
+"""Questions a shopper on a product page would ask, generated from the catalog (contract §6).
+
+Deterministic and offline: the same product and catalog give the same questions. Every
+question is about something the catalog holds for this product (its variants, attributes,
+description, price, stock, stores) or about a kind of fact shoppers ask for in its category
+(sizes for shoes, battery for phones, ingredients for food), so the assistant can answer it
+from the catalog. `questions_generate` is the single entry point; an LLM engine may replace
+it later. The templates are listed in /work/notes/pdp_questions.md for the assistant.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from knowledge.models import Availability, Product, StoreInventory
+from knowledge.pdp.families import FRESH_PRODUCE, Family, family_of
+
+MIN_QUESTIONS = 3
+MAX_QUESTIONS = 6
+# Long feed titles ("... 14 Inch Space Grey M1 Pro 16GB 512GB") read badly in a question.
+_MAX_NAME_LENGTH = 60
+_COMPARISON_CANDIDATES = 200
+
+_SIZE_ORDER = ["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL", "4XL"]
+_STORAGE = re.compile(r"\b\d+\s?(?:GB|TB)\b|\bstorage\b|\bSSD\b", re.IGNORECASE)
+_BATTERY_WORDS = re.compile(
+    r"\b(?:battery|batteries|wireless|cordless|portable|mah|smartphone|phone|iphone|laptop|"
+    r"notebook|tablet|ipad|earphones?|headphones?|earbuds?|airpods?|smartwatch|watch)\b",
+    re.IGNORECASE,
+)
+_COMPATIBILITY_WORDS = re.compile(
+    r"\b(?:charger|charging|case|cable|adapter|earphones?|headphones?|earbuds?|airpods?|"
+    r"magsafe|stand|mount|monopod|selfie|battery pack|compatible|strap|keyboard|mouse)\b",
+    re.IGNORECASE,
+)
+_DEVICE = re.compile(
+    r"\b(?:smartphones?|phones?|iphone|laptops?|notebooks?|tablets?|ipad|computers?|"
+    r"macbook|cameras?)\b",
+    re.IGNORECASE,
+)
+# Things that go with a device rather than being one: no battery life or storage to ask about.
+_ACCESSORY = re.compile(
+    r"\b(?:charger|case|cover|cable|adapter|stand|mount|monopod|pedestal|tripod|selfie|"
+    r"holder|protector|strap)s?\b",
+    re.IGNORECASE,
+)
+_MATERIAL_IN_TITLE = re.compile(
+    r"\b(?:bamboo|wood|wooden|steel|stainless|iron|aluminium|aluminum|metal|glass|ceramic|"
+    r"porcelain|plastic|silicone|leather|faux|cotton|linen|wool|silk|denim|gold|golden|"
+    r"silver|crystal|marble|stone|copper|brass|carbon|velvet)\b",
+    re.IGNORECASE,
+)
+# Groceries of one ingredient, or eaten as they come: "ingredients" would sound silly.
+_SINGLE_INGREDIENT = re.compile(
+    r"\b(?:water|rice|honey|milk|eggs?|sugar|salt|flour|oil)\b", re.IGNORECASE
+)
+_SKIN_PRODUCT = re.compile(
+    r"\b(?:skin|lotion|soap|cream|wash|face|facial|serum|moisturi[sz]er|cleanser|mascara|"
+    r"eyeshadow|lipstick|powder|foundation|concealer|blush|makeup|cosmetics?)\b",
+    re.IGNORECASE,
+)
+_NOT_KIND = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "with",
+        "for",
+        "of",
+        "in",
+        "on",
+        "by",
+        "to",
+        "men",
+        "mens",
+        "man",
+        "women",
+        "womens",
+        "woman",
+        "girl",
+        "girls",
+        "boy",
+        "boys",
+        "kids",
+        "new",
+        "black",
+        "white",
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "grey",
+        "gray",
+        "brown",
+        "pink",
+        "purple",
+        "orange",
+        "gold",
+        "golden",
+        "silver",
+        "beige",
+        "navy",
+        "plum",
+        "starlight",
+        "off",
+    ]
+)
+_BRAND_COMPARED = frozenset(
+    {Family.APPAREL, Family.SHOES, Family.ACCESSORIES, Family.FRAGRANCE, Family.BEAUTY}
+)
+_FIT_WORDS = re.compile(r"\b(?:fit|fits|fitted|slim|relaxed|loose|oversized)\b", re.IGNORECASE)
+_WARRANTY = re.compile(
+    r"\b(?:lifetime|\d+[\s-]*(?:year|month|week|day)s?)[\s-]+(?:limited\s+)?warranty\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Name:
+    """The product as a question names it, with the verb forms that agree with it."""
+
+    text: str
+    plural: bool
+
+    @property
+    def the(self) -> str:
+        return self.text if self.text.lower().startswith("the ") else f"the {self.text}"
+
+    @property
+    def be(self) -> str:
+        return "are" if self.plural else "is"
+
+    @property
+    def does(self) -> str:
+        return "do" if self.plural else "does"
+
+
+@dataclass
+class Facts:
+    """What the catalog holds about the product and its variants."""
+
+    product: Product
+    family: Family
+    name: Name
+    sizes: list[str] = field(default_factory=list)  # across the variant group, ordered
+    sizes_in_stock: list[str] = field(default_factory=list)
+    colors: list[str] = field(default_factory=list)
+    in_stores: bool = False
+    warranty: str = ""
+    comparison: str = ""  # title of the closest-priced other product of the category
+
+
+def questions_generate(product: Product) -> list[str]:
+    """3 to 6 questions for the product's page, most useful first, no duplicates."""
+    facts = _facts_for(product)
+    candidates = sorted(_candidates(facts), key=lambda candidate: candidate[0])
+    questions: list[str] = []
+    seen: set[str] = set()
+    for _priority, text in candidates:
+        key = re.sub(r"\W+", " ", text.lower()).strip()
+        if key not in seen:
+            seen.add(key)
+            questions.append(text)
+    return questions[:MAX_QUESTIONS]
+
+
+def product_name(title: str) -> Name:
+    text = " ".join(title.split())
+    if len(text) > _MAX_NAME_LENGTH:
+        text = text[:_MAX_NAME_LENGTH].rsplit(" ", 1)[0].rstrip(" ,;:-&/")
+    last = text.split(" ")[-1].lower() if text else ""
+    plural = (
+        len(last) > 3
+        and last.endswith("s")
+        and not last.endswith(("ss", "us", "is", "ics", "ous"))
+        and not any(char.isdigit() for char in last)
+    )
+    return Name(text=text, plural=plural)
+
+
+def product_warranty(product: Product) -> str:
+    """The warranty the catalog states for the product ("2 year warranty"), or ""."""
+    stated = str(getattr(product, "warranty", "") or "").strip()
+    if stated:
+        return stated
+    found = _WARRANTY.search(product.description or "")
+    return found.group(0) if found else ""
+
+
+def _facts_for(product: Product) -> Facts:
+    facts = Facts(
+        product=product,
+        family=family_of(category=product.category or "", title=product.title),
+        name=product_name(product.title),
+        warranty=product_warranty(product),
+    )
+    variants = [product]
+    if product.item_group_id:
+        variants = list(
+            Product.objects.filter(
+                organization_id=product.organization_id, item_group_id=product.item_group_id
+            ).only("id", "size", "color", "availability")
+        ) or [product]
+    facts.sizes = _ordered_sizes({v.size.strip() for v in variants if v.size.strip()})
+    in_stock = {
+        v.size.strip()
+        for v in variants
+        if v.size.strip() and v.availability == Availability.IN_STOCK
+    }
+    facts.sizes_in_stock = [size for size in facts.sizes if size in in_stock]
+    facts.colors = sorted({v.color.strip() for v in variants if v.color.strip()}, key=str.lower)
+    facts.in_stores = StoreInventory.objects.filter(
+        product_id__in=[v.id for v in variants]
+    ).exists()
+    facts.comparison = _comparison_title(product, facts.family)
+    return facts
+
+
+def _ordered_sizes(sizes: set[str]) -> list[str]:
+    def key(size: str) -> tuple[int, float, str]:
+        upper = size.upper()
+        if upper in _SIZE_ORDER:
+            return (0, _SIZE_ORDER.index(upper), upper)
+        number = re.match(r"^\d+(?:[.,]\d+)?", size)
+        if number:
+            return (1, float(number.group(0).replace(",", ".")), upper)
+        return (2, 0.0, upper)
+
+    return sorted(sizes, key=key)
+
+
+def _comparison_title(product: Product, family: Family) -> str:
+    """A product of the same category a shopper would weigh against this one, or "".
+
+    Same category is not enough ("mobile accessories" holds chargers and headphones): the
+    other product must be the same kind of thing (same head noun: "Red Shoes" and "Pampi
+    Shoes") or, where shoppers compare within a brand (phones, watches, shoes), the same brand.
+    Among those, the most words in common, then the closest price.
+    """
+    if not product.category:
+        return ""
+    others = Product.objects.filter(organization_id=product.organization_id).exclude(pk=product.pk)
+    if product.product_type:
+        others = others.filter(product_type=product.product_type)
+    else:
+        others = others.filter(google_product_category=product.google_product_category)
+    if product.item_group_id:
+        others = others.exclude(item_group_id=product.item_group_id)
+    rows = others.values_list("title", "brand", "price", "sale_price").order_by("item_id")[
+        :_COMPARISON_CANDIDATES
+    ]
+    price = product.current_price or Decimal(0)
+    own_words = _title_words(product.title)
+    own_head = own_words[-1] if own_words else ""
+    brand = product.brand.strip().lower()
+    brand_counts = brand and (family in _BRAND_COMPARED or _is_device(product))
+    best: tuple[int, Decimal, str] | None = None
+    for title, other_brand, regular, sale in rows:
+        words = _title_words(title)
+        if not words or title.strip().lower() == product.title.strip().lower():
+            continue
+        same_kind = words[-1] == own_head
+        same_brand = bool(brand_counts) and other_brand.strip().lower() == brand
+        if not (same_kind or same_brand):
+            continue
+        shared = len(set(words) & set(own_words))
+        distance = abs((sale if sale is not None else regular) - price)
+        if best is None or (-shared, distance) < (-best[0], best[1]):
+            best = (shared, distance, title)
+    return product_name(best[2]).text if best else ""
+
+
+def _title_words(title: str) -> list[str]:
+    """The title's words that say what the product is: no colours, no filler words."""
+    words = [word for word in re.findall(r"[a-z0-9]+", title.lower()) if word not in _NOT_KIND]
+    return [word[:-1] if len(word) > 3 and word.endswith("s") else word for word in words]
+
+
+def _is_device(product: Product) -> bool:
+    text = f"{product.title} {product.category}"
+    return bool(_DEVICE.search(text)) and not _ACCESSORY.search(product.title)
+
+
+def _candidates(facts: Facts) -> list[tuple[int, str]]:
+    """(priority, question) pairs; a lower priority is more useful to a shopper."""
+    product, family, name = facts.product, facts.family, facts.name
+    found: list[tuple[int, str]] = []
+    found += _variant_questions(facts)
+    found += _family_questions(facts)
+
+    if product.material.strip():
+        found.append((17, f"What {name.be} {name.the} made of?"))
+    if facts.warranty:
+        found.append((15, f"What warranty comes with {name.the}?"))
+    if product.sale_price is not None and product.sale_price < product.price:
+        found.append((18, f"How much is the discount on {name.the}?"))
+    if product.availability == Availability.OUT_OF_STOCK:
+        found.append((19, f"Do you have something similar to {name.the} in stock?"))
+    elif facts.in_stores:
+        found.append((19, f"Which stores have {name.the} in stock?"))
+    else:
+        found.append((20, f"{name.be.capitalize()} {name.the} in stock?"))
+    if facts.comparison:
+        found.append((24, f"How {name.does} {name.the} compare to the {facts.comparison}?"))
+    found.append((26, f"Do you have a cheaper alternative to {name.the}?"))
+    if product.brand.strip() and family != Family.GROCERIES:
+        found.append((28, f"What other {product.brand.strip()} products do you have?"))
+    found.append((30, f"What can you tell me about {name.the}?"))
+    return found
+
+
+def _variant_questions(facts: Facts) -> list[tuple[int, str]]:
+    product, family, name = facts.product, facts.family, facts.name
+    found: list[tuple[int, str]] = []
+    wearable = family in (Family.APPAREL, Family.SHOES, Family.ACCESSORIES)
+    if len(facts.sizes) >= 2:
+        if family == Family.ELECTRONICS and all(_STORAGE.search(s) for s in facts.sizes):
+            found.append((10, f"Which storage options {name.does} {name.the} come in?"))
+        else:
+            found.append((10, f"Which sizes of {name.the} are in stock?"))
+            own = product.size.strip()
+            others = [size for size in facts.sizes_in_stock or facts.sizes if size != own]
+            if others:
+                asked = others[len(others) // 2]
+                found.append((14, f"{name.be.capitalize()} {name.the} available in size {asked}?"))
+    elif wearable and family != Family.ACCESSORIES:
+        if product.size.strip():
+            found.append(
+                (
+                    16,
+                    f"{name.does.capitalize()} {name.the} come in sizes other than {product.size.strip()}?",
+                )
+            )
+        else:
+            found.append((21, f"What sizes {name.does} {name.the} come in?"))
+    shade = "shades" if family == Family.BEAUTY else "colours"
+    if len(facts.colors) >= 2:
+        found.append((12, f"What {shade} {name.does} {name.the} come in?"))
+    elif len(facts.colors) == 1 and (wearable or family == Family.BEAUTY):
+        found.append(
+            (
+                16,
+                f"{name.be.capitalize()} {name.the} available in {shade} other than {facts.colors[0]}?",
+            )
+        )
+    return found
+
+
+def _family_questions(facts: Facts) -> list[tuple[int, str]]:
+    product, family, name = facts.product, facts.family, facts.name
+    text = f"{product.title} {product.category} {product.description}"
+    found: list[tuple[int, str]] = []
+    if family in (Family.APPAREL, Family.SHOES):
+        if _FIT_WORDS.search(product.description):
+            found.append((13, f"How {name.does} {name.the} fit?"))
+        else:
+            found.append((22, f"{name.does.capitalize()} {name.the} run true to size?"))
+    elif family == Family.ELECTRONICS:
+        accessory = bool(_ACCESSORY.search(product.title))
+        if accessory or _COMPATIBILITY_WORDS.search(f"{product.title} {product.description}"):
+            found.append((12, f"Which devices {name.be} {name.the} compatible with?"))
+        if _BATTERY_WORDS.search(text) and not accessory:
+            found.append((13, f"How long does the battery of {name.the} last?"))
+        if _is_device(product) or (_STORAGE.search(text) and not accessory):
+            found.append((14, f"How much storage {name.does} {name.the} have?"))
+    elif family == Family.APPLIANCES:
+        found.append((14, f"What are the dimensions of {name.the}?"))
+    elif family == Family.GROCERIES:
+        kind = f"{product.category} {product.title}"
+        if not FRESH_PRODUCE.search(kind) and not _SINGLE_INGREDIENT.search(product.title):
+            found.append((12, f"What are the ingredients of {name.the}?"))
+            found.append((13, f"{name.does.capitalize()} {name.the} contain any common allergens?"))
+    elif family == Family.FURNITURE:
+        found.append((12, f"What are the dimensions of {name.the}?"))
+        if not product.material.strip() and not _MATERIAL_IN_TITLE.search(product.title):
+            found.append((13, f"What material {name.be} {name.the} made of?"))
+    elif family == Family.BEAUTY:
+        if _SKIN_PRODUCT.search(f"{product.title} {product.category}"):
+            found.append((12, f"{name.be.capitalize()} {name.the} suitable for sensitive skin?"))
+    elif family == Family.FRAGRANCE:
+        found.append((12, f"What {name.does} {name.the} smell like?"))
+    elif (
+        family in (Family.ACCESSORIES, Family.KITCHEN)
+        and not product.material.strip()
+        and not _MATERIAL_IN_TITLE.search(product.title)
+    ):
+        found.append((16, f"What material {name.be} {name.the} made of?"))
+    return found

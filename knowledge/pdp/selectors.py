@@ -1,0 +1,125 @@
+"""Reads behind the public PDP endpoints: one query finds a set with its questions."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from accounts.models import Organization
+from assistant_api.errors import NotFoundError
+from knowledge.models import PdpQuestionSet, Product
+
+ORGANIZATION_NOT_FOUND = "Organization not found"
+QUESTION_SET_NOT_FOUND = "No question set found for this URL"
+
+_UUID_TEXT = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+
+_COLUMNS = (
+    "id",
+    "organization_id",
+    "product_title",
+    "url",
+    "requests",
+    "created_at",
+    "organization__allowed_origins",
+    "questions__id",
+    "questions__text",
+    "questions__rank",
+)
+
+
+@dataclass(frozen=True)
+class FoundQuestionSet:
+    """A stored set as the endpoints return it, before this request is counted."""
+
+    id: uuid.UUID
+    requests: int
+    allowed_origins: list[str]
+    # The PdpQuestionsSet body without `requests` (contract §6), in field order.
+    fields: dict[str, Any]
+
+    @property
+    def etag(self) -> str:
+        # Weak: the body also carries `requests`, which changes on every request; the ETag
+        # names the set's content, so a client revalidating gets 304 until an edit.
+        digest = hashlib.blake2b(
+            orjson.dumps(self.fields, option=orjson.OPT_UTC_Z), digest_size=16
+        ).hexdigest()
+        return f'W/"{digest}"'
+
+    def body(self, *, requests: int) -> dict[str, Any]:
+        return {
+            "id": self.fields["id"],
+            "organizationId": self.fields["organizationId"],
+            "productTitle": self.fields["productTitle"],
+            "url": self.fields["url"],
+            "requests": requests,
+            "createdAt": self.fields["createdAt"],
+            "questions": self.fields["questions"],
+        }
+
+
+def parse_organization_id(value: str) -> uuid.UUID:
+    """The organization id of a path; a malformed one is a 404 like an unknown one (§1)."""
+    if not _UUID_TEXT.match(value):
+        raise NotFoundError(ORGANIZATION_NOT_FOUND)
+    return uuid.UUID(value)
+
+
+def organization_get_public(*, organization_id: uuid.UUID) -> Organization:
+    organization = (
+        Organization.objects.filter(pk=organization_id).only("id", "allowed_origins").first()
+    )
+    if organization is None:
+        raise NotFoundError(ORGANIZATION_NOT_FOUND)
+    return organization
+
+
+def organization_allowed_origins(*, organization_id: uuid.UUID) -> list[str] | None:
+    """The organization's allowed origins ([] for any), or None when it does not exist."""
+    row = Organization.objects.filter(pk=organization_id).values_list("allowed_origins").first()
+    return None if row is None else list(row[0] or [])
+
+
+def question_set_find(*, organization_id: uuid.UUID, url: str) -> FoundQuestionSet | None:
+    """The set stored for a canonical URL, with its questions by rank, in one query."""
+    rows = list(
+        PdpQuestionSet.objects.filter(organization_id=organization_id, url=url)
+        .order_by("questions__rank", "questions__id")
+        .values_list(*_COLUMNS)
+    )
+    if not rows:
+        return None
+    set_id, org_id, title, set_url, requests, created_at, origins = rows[0][:7]
+    questions = [
+        {"id": str(question_id), "text": text, "rank": rank}
+        for *_, question_id, text, rank in rows
+        if question_id is not None
+    ]
+    return FoundQuestionSet(
+        id=set_id,
+        requests=requests,
+        allowed_origins=list(origins or []),
+        fields={
+            "id": str(set_id),
+            "organizationId": str(org_id),
+            "productTitle": title,
+            "url": set_url,
+            "createdAt": created_at,
+            "questions": questions,
+        },
+    )
+
+
+def product_for_url(*, organization_id: uuid.UUID, url: str) -> Product | None:
+    """The catalog product whose (canonical) page is `url`; the first by item id if several."""
+    return (
+        Product.objects.filter(organization_id=organization_id, url=url).order_by("item_id").first()
+    )

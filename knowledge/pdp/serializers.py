@@ -1,0 +1,52 @@
+"""Request validation and the documented response shape of the public PDP endpoints (§6)."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from assistant_api.fields import StrictUUIDField
+from knowledge.canonical import InvalidUrlError, canonicalize_url
+
+INVALID_URL = "Must be an absolute http or https URL of at most 2048 characters."
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class CanonicalUrlField(serializers.CharField):
+    """A page URL, validated and turned into its canonical form (contract §6)."""
+
+    default_error_messages = {"invalid_url": INVALID_URL}
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid_url")
+        try:
+            return canonicalize_url(data)
+        except InvalidUrlError:
+            self.fail("invalid_url")
+
+
+class PdpQuestionsRequest(serializers.Serializer):
+    url = CanonicalUrlField(help_text="The product page URL; canonicalized before matching.")
+    organizationId = StrictUUIDField()
+
+
+class PdpQuestionSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    text = serializers.CharField()
+    rank = serializers.IntegerField(min_value=1, help_text="1 is the highest priority.")
+
+
+class PdpQuestionsSetSerializer(serializers.Serializer):
+    """Documents the body; the views build it directly (selectors.FoundQuestionSet.body)."""
+
+    id = serializers.UUIDField()
+    organizationId = serializers.UUIDField()
+    productTitle = serializers.CharField(allow_null=True, required=False)
+    url = serializers.URLField(help_text="The canonical URL the set belongs to.")
+    requests = serializers.IntegerField(
+        required=False, help_text="How many times the set has been returned."
+    )
+    createdAt = serializers.DateTimeField()
+    questions = PdpQuestionSerializer(many=True, help_text="Ordered by rank.")

@@ -1,0 +1,131 @@
+"""The two public PDP endpoints (operations 6 and 7, contract §6): no key, CORS, cached GET."""
+
+from __future__ import annotations
+
+from django.utils.http import parse_etags
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import viewsets
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from assistant_api.errors import NotFoundError, ValidationFailedError
+from assistant_api.openapi import ERROR_RESPONSES
+from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.pdp.cors import remember_allowed_origins
+from knowledge.pdp.selectors import (
+    QUESTION_SET_NOT_FOUND,
+    organization_get_public,
+    parse_organization_id,
+    question_set_find,
+)
+from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsRequest, PdpQuestionsSetSerializer
+from knowledge.pdp.services import question_set_count_request, question_set_get_or_generate
+
+# Shops call the GET on every product page view: browsers and CDNs may reuse it for a minute.
+CACHE_CONTROL = "public, max-age=60"
+REQUIRED = "This field is required."
+
+NULLABLE_SET = {
+    "allOf": [{"$ref": "#/components/schemas/PdpQuestionsSet"}],
+    "nullable": True,
+}
+
+
+class PdpQuestionSetViewSet(viewsets.ViewSet):
+    # Public (contract §2): a key sent is ignored, never checked.
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="getPdpQuestionSet",
+        summary="Get PDP Question Set",
+        description=(
+            "The question set stored for the canonical form of `url`. No API key; CORS-enabled. "
+            "Sent with `Cache-Control: public, max-age=60` and an `ETag`; a matching "
+            "`If-None-Match` gets 304 with no body. Each set returned counts one request."
+        ),
+        auth=[],
+        parameters=[
+            OpenApiParameter(
+                "url",
+                OpenApiTypes.URI,
+                OpenApiParameter.QUERY,
+                required=True,
+                description="The product page URL; canonicalized by the server before matching.",
+            ),
+        ],
+        responses={
+            200: PdpQuestionsSetSerializer,
+            304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
+            **ERROR_RESPONSES(404, 422, 429),
+        },
+    )
+    def public(self, request: Request, organization_id: str) -> Response:
+        org_id = parse_organization_id(organization_id)
+        raw_url = request.query_params.get("url")
+        try:
+            url = canonicalize_url(raw_url) if raw_url else None
+        except InvalidUrlError:
+            url = None
+        if url is None:
+            # An unknown organization is a 404 whatever the query says.
+            organization_get_public(organization_id=org_id)
+            raise ValidationFailedError.from_detail({"url": [INVALID_URL if raw_url else REQUIRED]})
+
+        found = question_set_find(organization_id=org_id, url=url)
+        if found is None:
+            organization = organization_get_public(organization_id=org_id)
+            remember_allowed_origins(request._request, organization.allowed_origins)
+            raise NotFoundError(QUESTION_SET_NOT_FOUND)
+        remember_allowed_origins(request._request, found.allowed_origins)
+
+        requests = question_set_count_request(found=found)
+        etag = found.etag
+        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
+        if _etag_matches(request.headers.get("If-None-Match", ""), etag):
+            return Response(status=304, headers=headers)
+        return Response(found.body(requests=requests), headers=headers)
+
+    @extend_schema(
+        operation_id="getPdpQuestionSetBodyForm",
+        summary="PDP Question Set (body form)",
+        description=(
+            "Returns the set stored for the canonical form of `url`; when there is none and the "
+            "organization's catalog has a product at that URL, generates a set from the "
+            "product, stores it and returns it; otherwise returns `null`. No API key; "
+            "CORS-enabled. Each set returned counts one request."
+        ),
+        auth=[],
+        request=PdpQuestionsRequest,
+        responses={
+            200: OpenApiResponse(NULLABLE_SET, description="The stored or generated set, or null."),
+            **ERROR_RESPONSES(400, 404, 413, 415, 422, 429),
+        },
+    )
+    def get_questions(self, request: Request) -> Response:
+        serializer = PdpQuestionsRequest(data=request.data)
+        if not serializer.is_valid():
+            raise ValidationFailedError.from_detail(serializer.errors)
+        data = serializer.validated_data
+        organization = organization_get_public(organization_id=data["organizationId"])
+        remember_allowed_origins(request._request, organization.allowed_origins)
+
+        found = question_set_get_or_generate(organization=organization, url=data["url"])
+        if found is None:
+            response = Response(None)
+            response.render_null = True  # type: ignore[attr-defined]
+            return response
+        requests = question_set_count_request(found=found)
+        return Response(found.body(requests=requests))
+
+
+def _etag_matches(if_none_match: str, etag: str) -> bool:
+    """Weak comparison, as If-None-Match requires (RFC 9110 §13.1.2)."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    opaque = etag.removeprefix("W/")
+    return any(tag.removeprefix("W/") == opaque for tag in parse_etags(if_none_match))
