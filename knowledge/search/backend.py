@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from django.db import connection
@@ -10,15 +11,21 @@ from django.db.models import QuerySet
 from accounts.models import Organization
 from knowledge.models import Product
 
+NEAR_CANDIDATES = 20
+LENGTH_WINDOW = 2  # a misspelling is rarely more than two letters longer or shorter
+
 
 class TextBackend(Protocol):
-    def match(self, queryset: QuerySet[Product], terms: list[str], *, every: bool) -> QuerySet:
-        """`queryset` narrowed to products matching all (`every`) or any of `terms`,
-        annotated with `rank` (higher is better)."""
+    def match(
+        self, queryset: QuerySet[Product], groups: Sequence[Sequence[str]], *, every: bool
+    ) -> QuerySet:
+        """`queryset` narrowed to products matching all (`every`) or any of the groups, a group
+        matching when any of its words does; annotated with `rank` (higher is better)."""
         ...
 
-    def closest_term(self, organization: Organization, term: str) -> str | None:
-        """The organization's catalog word nearest to a misspelt `term`, if one is near enough."""
+    def near_terms(self, organization: Organization, word: str) -> list[tuple[str, float]]:
+        """Up to NEAR_CANDIDATES catalog words of about the same length as `word`, with their
+        trigram similarity to it, most similar first."""
         ...
 
 

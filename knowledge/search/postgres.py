@@ -7,39 +7,48 @@ with accents folded by `unaccent`) and the trigram index on search terms come fr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db import connection
 from django.db.models import BooleanField, FloatField, QuerySet
 from django.db.models.expressions import RawSQL
 
 from accounts.models import Organization
 from knowledge.models import Product
-from knowledge.search.text import SIMILARITY_THRESHOLD
+from knowledge.search.backend import LENGTH_WINDOW, NEAR_CANDIDATES
 
 CONFIG = "catalog_english"
 _VECTOR = '"knowledge_product"."search_vector"'
+_QUERY = f"to_tsquery('{CONFIG}', %s)"
 
 
 class PostgresBackend:
-    def match(self, queryset: QuerySet[Product], terms: list[str], *, every: bool) -> QuerySet:
-        # Terms are folded letters and digits only (text.query_words), so they are safe as
+    def match(
+        self, queryset: QuerySet[Product], groups: Sequence[Sequence[str]], *, every: bool
+    ) -> QuerySet:
+        # Words are folded letters and digits only (text.query_words), so they are safe as
         # to_tsquery operands; words the English config treats as stop words drop out.
-        tsquery = (" & " if every else " | ").join(terms)
-        query_sql = f"to_tsquery('{CONFIG}', %s)"
+        tsquery = (" & " if every else " | ").join(
+            "(" + " | ".join(group) + ")" for group in groups
+        )
         return queryset.filter(
-            RawSQL(f"{_VECTOR} @@ {query_sql}", [tsquery], output_field=BooleanField())
+            RawSQL(f"{_VECTOR} @@ {_QUERY}", [tsquery], output_field=BooleanField())
         ).annotate(
-            rank=RawSQL(f"ts_rank({_VECTOR}, {query_sql})", [tsquery], output_field=FloatField())
+            rank=RawSQL(f"ts_rank({_VECTOR}, {_QUERY})", [tsquery], output_field=FloatField())
         )
 
-    def closest_term(self, organization: Organization, term: str) -> str | None:
+    def near_terms(self, organization: Organization, word: str) -> list[tuple[str, float]]:
         with connection.cursor() as cursor:
-            # `%%` is pg_trgm's similarity operator (uses the trigram index); the explicit
-            # threshold keeps both backends equally strict.
             cursor.execute(
-                "SELECT term FROM knowledge_searchterm"
-                " WHERE organization_id = %s AND term %% %s AND similarity(term, %s) >= %s"
-                " ORDER BY similarity(term, %s) DESC, length(term), term LIMIT 1",
-                [organization.pk, term, term, SIMILARITY_THRESHOLD, term],
+                "SELECT term, similarity(term, %s) AS score FROM knowledge_searchterm"
+                " WHERE organization_id = %s AND length(term) BETWEEN %s AND %s"
+                " ORDER BY score DESC, length(term), term LIMIT %s",
+                [
+                    word,
+                    organization.pk,
+                    len(word) - LENGTH_WINDOW,
+                    len(word) + LENGTH_WINDOW,
+                    NEAR_CANDIDATES,
+                ],
             )
-            row = cursor.fetchone()
-        return row[0] if row else None
+            return [(term, float(score)) for term, score in cursor.fetchall()]

@@ -1,8 +1,8 @@
 """`product_search`: filters as ORM conditions, then text matching by the database's backend.
 
 Matching is strict first and relaxes only when nothing matches: every word must match; then
-words that match nothing in the catalog are replaced by the nearest catalog word (typos) or
-dropped; then any word may match. Relevance order is the backend's weighted rank.
+each word that matches nothing in the catalog is replaced by near catalog words (typos, see
+`spelling`) or dropped; then any word may match. Relevance order is the backend's weighted rank.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from knowledge.models import Product
 from knowledge.search.backend import TextBackend, text_backend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
 from knowledge.search.results import SORTS, SearchResult
+from knowledge.search.spelling import alternatives
 from knowledge.search.text import query_words
 
 MAX_LIMIT = 100
@@ -47,19 +48,21 @@ def product_search(
         return _page(filtered.order_by(*ordering), terms, limit, offset)
 
     backend = text_backend()
-    matched = backend.match(filtered, terms, every=True)
+    groups = [[term] for term in terms]
+    matched = backend.match(filtered, groups, every=True)
     total = matched.count()
     if total == 0:
-        terms = _corrected(backend, organization, catalog, terms)
-        if terms:
-            matched = backend.match(filtered, terms, every=True)
+        groups = _corrected(backend, organization, catalog, terms)
+        if groups:
+            matched = backend.match(filtered, groups, every=True)
             total = matched.count()
-            if total == 0 and len(terms) > 1:
-                matched = backend.match(filtered, terms, every=False)
+            if total == 0 and len(groups) > 1:
+                matched = backend.match(filtered, groups, every=False)
                 total = matched.count()
-    if not terms or total == 0:
-        return SearchResult(products=[], total=0, terms=terms)
-    return _page(matched.order_by(*_ORDERINGS[sort]), terms, limit, offset, total=total)
+    searched = list(dict.fromkeys(word for group in groups for word in group))
+    if total == 0:
+        return SearchResult(products=[], total=0, terms=searched)
+    return _page(matched.order_by(*_ORDERINGS[sort]), searched, limit, offset, total=total)
 
 
 def _page(
@@ -81,12 +84,12 @@ def _corrected(
     organization: Organization,
     catalog: QuerySet[Product],
     terms: list[str],
-) -> list[str]:
-    """Each word kept if the catalog has it, else its nearest catalog word, else dropped."""
-    corrected: list[str] = []
+) -> list[list[str]]:
+    """Each word kept if the catalog has it, else replaced by its alternatives, else dropped."""
+    groups: list[list[str]] = []
     for term in terms:
-        if backend.match(catalog, [term], every=True).exists():
-            corrected.append(term)
-        elif (closest := backend.closest_term(organization, term)) is not None:
-            corrected.append(closest)
-    return list(dict.fromkeys(corrected))
+        if backend.match(catalog, [[term]], every=True).exists():
+            groups.append([term])
+        elif found := alternatives(backend, organization, term):
+            groups.append(found)
+    return groups

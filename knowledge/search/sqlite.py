@@ -6,14 +6,17 @@ Columns: title, facets (brand, categories, colour, material), description; bm25 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db.models import FloatField, QuerySet
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 
 from accounts.models import Organization
 from knowledge.models import Product, SearchTerm
+from knowledge.search.backend import LENGTH_WINDOW, NEAR_CANDIDATES
 from knowledge.search.schema_sqlite import FTS_TABLE
-from knowledge.search.text import SIMILARITY_THRESHOLD, similarity
+from knowledge.search.text import similarity
 
 # bm25() is lower for better matches; negated so that `rank` is higher-is-better everywhere.
 _RANK = (
@@ -24,25 +27,27 @@ _MATCHING_IDS = f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s"
 
 
 class SqliteBackend:
-    def match(self, queryset: QuerySet[Product], terms: list[str], *, every: bool) -> QuerySet:
+    def match(
+        self, queryset: QuerySet[Product], groups: Sequence[Sequence[str]], *, every: bool
+    ) -> QuerySet:
         # Quoted strings: FTS5 tokenizes (and stems) each, and nothing in them is an operator.
-        expression = (" AND " if every else " OR ").join(f'"{term}"' for term in terms)
+        expression = (" AND " if every else " OR ").join(
+            "(" + " OR ".join(f'"{word}"' for word in group) + ")" for group in groups
+        )
         return queryset.filter(id__in=RawSQL(_MATCHING_IDS, [expression])).annotate(
             rank=RawSQL(_RANK, [expression], output_field=FloatField())
         )
 
-    def closest_term(self, organization: Organization, term: str) -> str | None:
-        # A misspelling is rarely more than two letters longer or shorter than the word.
+    def near_terms(self, organization: Organization, word: str) -> list[tuple[str, float]]:
         candidates = (
             SearchTerm.objects.filter(organization=organization)
             .annotate(term_length=Length("term"))
-            .filter(term_length__gte=len(term) - 2, term_length__lte=len(term) + 2)
+            .filter(
+                term_length__gte=len(word) - LENGTH_WINDOW,
+                term_length__lte=len(word) + LENGTH_WINDOW,
+            )
             .values_list("term", flat=True)
         )
-        # Same order as on PostgreSQL: most similar, then shortest, then alphabetical.
-        ranked = sorted(
-            (-score, len(candidate), candidate)
-            for candidate in candidates
-            if (score := similarity(term, candidate)) >= SIMILARITY_THRESHOLD
-        )
-        return ranked[0][2] if ranked else None
+        # The same order as on PostgreSQL: most similar, then shortest, then alphabetical.
+        ranked = sorted((-similarity(word, term), len(term), term) for term in candidates)
+        return [(term, -score) for score, _, term in ranked[:NEAR_CANDIDATES]]

@@ -51,3 +51,18 @@ def similarity(left: str, right: str) -> float:
     """pg_trgm's `similarity()`: shared trigrams over all trigrams of both words."""
     a, b = trigrams(left), trigrams(right)
     return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def edit_distance(left: str, right: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions, swaps ("iphnoe")."""
+    previous2: list[int] = []
+    previous = list(range(len(right) + 1))
+    for i, char in enumerate(left, start=1):
+        current = [i] + [0] * len(right)
+        for j, other in enumerate(right, start=1):
+            cost = 0 if char == other else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and char == right[j - 2] and left[i - 2] == other:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]

@@ -1,0 +1,117 @@
+"""Upsert of a local inventory feed; `full` removes inventory rows missing from it."""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from accounts.models import Organization
+from knowledge.catalog.report import ImportReport
+from knowledge.feeds.inventory import InventoryRow, inventory_row
+from knowledge.feeds.records import read_records
+from knowledge.models import Product, Store, StoreInventory
+
+BATCH_SIZE = 1000
+_FIELDS = ("availability", "quantity", "location")
+
+
+def inventory_import(
+    *,
+    organization: Organization,
+    stream: BinaryIO,
+    file_name: str,
+    full: bool,
+    report: ImportReport,
+) -> None:
+    stores = {store.code: store for store in Store.objects.filter(organization=organization)}
+    seen: dict[tuple[str, str], int] = {}  # (store code, item id) -> first line
+    batch: list[InventoryRow] = []
+    kept: set[tuple[int, int]] = set()  # (store pk, product pk) written or unchanged
+    skipped: set[tuple[str, str]] = set()  # (store code, item id) of bad rows
+    for record in read_records(stream):
+        row = inventory_row(record)
+        if row.store_code and row.store_code not in stores:
+            row.problems.append(f'store_code: unknown store "{row.store_code}"')
+        key = (row.store_code, row.item_id)
+        if all(key):
+            first_line = seen.setdefault(key, row.line)
+            if first_line != row.line:
+                row.problems.append(f"duplicate of line {first_line}")
+        if row.problems:
+            skipped.add(key)  # its previous entry is kept, even by a full import
+            report.error(
+                file=file_name, line=row.line, item_id=row.item_id, message="; ".join(row.problems)
+            )
+            continue
+        batch.append(row)
+        if len(batch) >= BATCH_SIZE:
+            _write(organization, stores, batch, report, file_name, kept)
+            batch = []
+    _write(organization, stores, batch, report, file_name, kept)
+    if full:
+        report.inventory.removed += _remove_missing(organization, kept, skipped)
+
+
+def _write(
+    organization: Organization,
+    stores: dict[str, Store],
+    rows: list[InventoryRow],
+    report: ImportReport,
+    file_name: str,
+    kept: set[tuple[int, int]],
+) -> None:
+    if not rows:
+        return
+    products = dict(
+        Product.objects.filter(
+            organization=organization, item_id__in={row.item_id for row in rows}
+        ).values_list("item_id", "pk")
+    )
+    existing = {
+        (values["store_id"], values["product_id"]): values
+        for values in StoreInventory.objects.filter(product_id__in=products.values()).values(
+            "store_id", "product_id", *_FIELDS
+        )
+    }
+    changed: list[StoreInventory] = []
+    for row in rows:
+        product_pk = products.get(row.item_id)
+        if product_pk is None:
+            report.error(
+                file=file_name, line=row.line, item_id=row.item_id, message="id: not in the catalog"
+            )
+            continue
+        store = stores[row.store_code]
+        kept.add((store.pk, product_pk))
+        new = {"availability": row.availability, "quantity": row.quantity, "location": row.location}
+        old = existing.get((store.pk, product_pk))
+        if old is None:
+            report.inventory.created += 1
+        elif any(old[name] != new[name] for name in _FIELDS):
+            report.inventory.updated += 1
+        else:
+            continue
+        changed.append(StoreInventory(store=store, product_id=product_pk, **new))
+    if changed:
+        StoreInventory.objects.bulk_create(
+            changed,
+            update_conflicts=True,
+            unique_fields=["product", "store"],
+            update_fields=list(_FIELDS),
+        )
+
+
+def _remove_missing(
+    organization: Organization, kept: set[tuple[int, int]], skipped: set[tuple[str, str]]
+) -> int:
+    missing = [
+        pk
+        for pk, store_pk, product_pk, store_code, item_id in StoreInventory.objects.filter(
+            store__organization=organization
+        ).values_list("pk", "store_id", "product_id", "store__code", "product__item_id")
+        if (store_pk, product_pk) not in kept and (store_code, item_id) not in skipped
+    ]
+    removed = 0
+    for start in range(0, len(missing), BATCH_SIZE):
+        chunk = missing[start : start + BATCH_SIZE]
+        removed += StoreInventory.objects.filter(pk__in=chunk).delete()[0]
+    return removed

@@ -1,0 +1,112 @@
+"""Upsert of a product feed in batches; `full` removes the organization's items not in it."""
+
+from __future__ import annotations
+
+from typing import BinaryIO
+
+from django.utils import timezone
+
+from accounts.models import Organization
+from knowledge.catalog.report import ImportReport
+from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, product_row
+from knowledge.feeds.records import read_records
+from knowledge.models import Product
+from knowledge.search.vocabulary import product_terms, search_terms_add, search_terms_replace
+
+BATCH_SIZE = 1000
+
+
+def products_import(
+    *,
+    organization: Organization,
+    stream: BinaryIO,
+    file_name: str,
+    full: bool,
+    report: ImportReport,
+) -> None:
+    """Reads the feed and writes it; raises FeedFileError (the caller rolls back)."""
+    seen: dict[str, int] = {}  # item id -> first line; also the ids a full import keeps
+    terms: set[str] = set()
+    batch: list[ProductRow] = []
+    for record in read_records(stream):
+        row = product_row(record)
+        if row.item_id:
+            first_line = seen.setdefault(row.item_id, row.line)
+            if first_line != row.line:
+                row.problems.append(f"id: duplicate of line {first_line}")
+        if row.problems:
+            # A bad row keeps the item's previous version (a full import does not remove it).
+            report.error(
+                file=file_name, line=row.line, item_id=row.item_id, message="; ".join(row.problems)
+            )
+            continue
+        for warning in row.warnings:
+            report.warning(file=file_name, line=row.line, item_id=row.item_id, message=warning)
+        terms |= product_terms(**{name: row.fields[name] for name in _TERM_FIELDS})
+        batch.append(row)
+        if len(batch) >= BATCH_SIZE:
+            _write(organization, batch, report)
+            batch = []
+    _write(organization, batch, report)
+    if full:
+        report.products.removed += _remove_missing(organization, seen)
+        search_terms_replace(organization=organization, terms=terms)
+    else:
+        search_terms_add(organization=organization, terms=terms)
+
+
+_TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "color", "material")
+
+
+def _write(organization: Organization, rows: list[ProductRow], report: ImportReport) -> None:
+    if not rows:
+        return
+    existing = {
+        values["item_id"]: values
+        for values in Product.objects.filter(
+            organization=organization, item_id__in=[row.item_id for row in rows]
+        ).values("item_id", *IMPORTED_FIELDS)
+    }
+    now = timezone.now()
+    changed: list[Product] = []
+    for row in rows:
+        old = existing.get(row.item_id)
+        if old is None:
+            report.products.created += 1
+        elif any(old[name] != row.fields[name] for name in IMPORTED_FIELDS):
+            report.products.updated += 1
+        else:
+            continue  # identical: re-importing the same feed changes nothing
+        changed.append(
+            Product(
+                organization=organization,
+                item_id=row.item_id,
+                created_at=now,
+                updated_at=now,
+                **row.fields,
+            )
+        )
+    if changed:
+        # One INSERT .. ON CONFLICT per batch; created_at is kept on update.
+        Product.objects.bulk_create(
+            changed,
+            update_conflicts=True,
+            unique_fields=["organization", "item_id"],
+            update_fields=[*IMPORTED_FIELDS, "updated_at"],
+        )
+
+
+def _remove_missing(organization: Organization, seen: dict[str, int]) -> int:
+    missing = [
+        pk
+        for pk, item_id in Product.objects.filter(organization=organization)
+        .values_list("pk", "item_id")
+        .iterator(chunk_size=5000)
+        if item_id not in seen
+    ]
+    removed = 0
+    for start in range(0, len(missing), BATCH_SIZE):
+        chunk = missing[start : start + BATCH_SIZE]
+        _, per_model = Product.objects.filter(pk__in=chunk).delete()
+        removed += per_model.get(Product._meta.label, 0)
+    return removed
