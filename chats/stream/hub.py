@@ -141,8 +141,8 @@ class Hub:
         return seq not in self.known and (self.floor is None or seq > self.floor)
 
     def start(self, top: int) -> None:
-        """Live delivery starts after the highest seq committed when the listener first ran;
-        streams read anything older themselves (their replay) after subscribing."""
+        """Live delivery starts after `top`, a seq read before the first stream subscribed;
+        each stream reads anything older itself (its replay) after subscribing."""
         if self.floor is None:
             self.floor = top
 

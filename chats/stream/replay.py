@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from django.db.models import Max
+
 from chats.models import Chat, Event
 
 # A stream opened without a resume position first gets the chat's events this recent, so a
@@ -19,3 +21,8 @@ def event_replay(*, chat: Chat, after: int | None, now: datetime) -> list[Event]
     else:
         events = events.filter(seq__gt=after)
     return list(events.order_by("seq"))
+
+
+def event_top() -> int:
+    """The highest committed event seq (0 when there is none)."""
+    return Event.objects.aggregate(top=Max("seq"))["top"] or 0

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
@@ -27,11 +28,12 @@ from chats.models import Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hub import Delivery, Subscription, get_hub
-from chats.stream.replay import RECENT_WINDOW, event_replay
+from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
 
 INVALID_LAST_EVENT_ID = "must be the id of an event: a non-negative integer"
 
 
+@csrf_exempt  # API-key authenticated, no cookies: other methods get 405, not a CSRF 403.
 @require_GET
 def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
     try:
@@ -51,7 +53,12 @@ def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
-    subscription = get_hub().subscribe(chat.id)
+    hub = get_hub()
+    if hub.floor is None:
+        # The first stream of this process fixes where live delivery starts, before its own
+        # replay reads, so nothing committed in between is missed.
+        hub.start(event_top())
+    subscription = hub.subscribe(chat.id)
     try:
         replay = event_replay(chat=chat, after=after, now=now)
     except BaseException:
