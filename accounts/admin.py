@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from accounts.models import ApiKey, Chatbot, Organization
 from accounts.services import api_key_issue, api_key_revoke
+from accounts.usage_report import HIGHLIGHT_SHARE, usage_csv, usage_report, with_month_messages
 
 
 class ChatbotInline(admin.TabularInline):
@@ -19,7 +23,7 @@ class ChatbotInline(admin.TabularInline):
 
 @admin.register(Organization)
 class OrganizationAdmin(admin.ModelAdmin):
-    list_display = ["name", "quota_display", "id", "created_at"]
+    list_display = ["name", "quota_display", "month_usage", "usage_link", "id", "created_at"]
     search_fields = ["name", "=id"]
     readonly_fields = ["id", "created_at"]
     fields = ["id", "name", "monthly_quota", "allowed_origins", "created_at"]
@@ -28,6 +32,68 @@ class OrganizationAdmin(admin.ModelAdmin):
     @admin.display(description="Monthly quota", ordering="monthly_quota")
     def quota_display(self, obj: Organization) -> str:
         return "unlimited" if obj.monthly_quota is None else f"{obj.monthly_quota:,}"
+
+    def get_queryset(self, request: HttpRequest):
+        return with_month_messages(super().get_queryset(request))
+
+    @admin.display(description="Used this month", ordering="month_messages")
+    def month_usage(self, obj: Organization) -> str:
+        used = obj.month_messages  # type: ignore[attr-defined]
+        if obj.monthly_quota is None:
+            return f"{used:,}"
+        share = 1.0 if obj.monthly_quota == 0 else used / obj.monthly_quota
+        text = f"{used:,} ({share:.0%})"
+        if share >= HIGHLIGHT_SHARE:
+            return format_html(
+                '<strong class="usage-high" style="color:#ba2121">{} ⚠</strong>', text
+            )
+        return text
+
+    @admin.display(description="Usage")
+    def usage_link(self, obj: Organization) -> str:
+        return format_html(
+            '<a href="{}">Usage</a>', reverse("admin:accounts_organization_usage", args=[obj.pk])
+        )
+
+    def get_urls(self):
+        own = [
+            path(
+                "<path:object_id>/usage/",
+                self.admin_site.admin_view(self.usage_view),
+                name="accounts_organization_usage",
+            ),
+            path(
+                "<path:object_id>/usage.csv",
+                self.admin_site.admin_view(self.usage_csv_view),
+                name="accounts_organization_usage_csv",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def _organization_or_404(self, request: HttpRequest, object_id: str) -> Organization:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        organization = self.get_object(request, object_id)
+        if organization is None:
+            raise Http404
+        return organization
+
+    def usage_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        organization = self._organization_or_404(request, object_id)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "original": organization,
+            "title": f"Usage of {organization.name}",
+            **usage_report(organization=organization),
+        }
+        return TemplateResponse(request, "admin/accounts/organization/usage.html", context)
+
+    def usage_csv_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        organization = self._organization_or_404(request, object_id)
+        response = HttpResponse(usage_csv(organization=organization), content_type="text/csv")
+        response["Content-Disposition"] = f'attachment; filename="usage-{organization.pk}.csv"'
+        return response
 
 
 @admin.register(Chatbot)

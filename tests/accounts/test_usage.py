@@ -1,0 +1,163 @@
+"""Usage (issue 7): GET /v1/usage and the admin console's usage view."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import DailyUsage
+from accounts.usage import month_bounds
+from tests.browser import chromium, needs_chromium, screenshot
+from tests.factories import ChatbotFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def record(tenant, day: dt.date, messages: int, chatbot=None) -> None:
+    DailyUsage.objects.create(
+        organization=tenant.organization,
+        chatbot=chatbot or tenant.chatbot,
+        day=day,
+        messages=messages,
+    )
+
+
+def today() -> dt.date:
+    return timezone.now().date()
+
+
+def test_usage_endpoint_reports_the_month(tenant):
+    tenant.organization.monthly_quota = 100
+    tenant.organization.save()
+    record(tenant, today(), 7)
+    record(tenant, today().replace(day=1) - dt.timedelta(days=1), 50)  # last month: not counted
+
+    body = tenant.client.get("/v1/usage").json()
+
+    _, resets = month_bounds(timezone.now())
+    assert body == {
+        "month": today().strftime("%Y-%m"),
+        "messages": 7,
+        "quota": 100,
+        "remaining": 93,
+        "resetsAt": resets.isoformat().replace("+00:00", "Z"),
+    }
+
+
+def test_usage_endpoint_unlimited_and_scoped_to_the_key(tenant, other_tenant):
+    record(other_tenant, today(), 9)
+    body = tenant.client.get("/v1/usage").json()
+    assert (body["messages"], body["quota"], body["remaining"]) == (0, None, None)
+
+
+def test_usage_endpoint_needs_a_key(anonymous):
+    assert anonymous.get("/v1/usage").status_code == 401
+
+
+def test_chat_creation_is_recorded(tenant):
+    tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
+    tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
+    row = DailyUsage.objects.get(
+        organization=tenant.organization, chatbot=tenant.chatbot, day=today()
+    )
+    assert row.chats == 2
+
+
+def test_usage_page_shows_progress_and_charts(operator_client, tenant):
+    tenant.organization.monthly_quota = 40
+    tenant.organization.save()
+    second_bot = ChatbotFactory(organization=tenant.organization, name="Second bot")
+    record(tenant, today(), 30)
+    record(tenant, today(), 4, chatbot=second_bot)
+
+    page = operator_client.get(
+        f"/admin/accounts/organization/{tenant.organization.pk}/usage/"
+    ).content.decode()
+
+    assert "34 messages of 40" in page
+    assert "85.0% of the monthly quota used" in page
+    assert 'class="meter high"' in page
+    assert page.count('<svg class="usage-chart"') == 4  # this month, last month, two chatbots
+    assert "Second bot: 4 messages" in page
+
+
+def test_list_highlights_organizations_at_80_percent(operator_client, tenant, other_tenant):
+    tenant.organization.monthly_quota = 10
+    tenant.organization.save()
+    other_tenant.organization.monthly_quota = 10
+    other_tenant.organization.save()
+    record(tenant, today(), 8)
+    record(other_tenant, today(), 7)
+
+    page = operator_client.get("/admin/accounts/organization/").content.decode()
+
+    assert '<strong class="usage-high" style="color:#ba2121">8 (80%) ⚠</strong>' in page
+    assert "7 (70%)" in page and "7 (70%) ⚠" not in page
+
+
+def test_csv_export_has_the_daily_figures(operator_client, tenant):
+    record(tenant, dt.date(2026, 10, 3), 5)
+    response = operator_client.get(
+        f"/admin/accounts/organization/{tenant.organization.pk}/usage.csv"
+    )
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert response["Content-Type"] == "text/csv"
+    assert rows == [
+        {
+            "day": "2026-10-03",
+            "chatbot_id": str(tenant.chatbot.pk),
+            "chatbot": tenant.chatbot.name,
+            "messages": "5",
+            "chats": "0",
+            "pdp_requests": "0",
+        }
+    ]
+
+
+def test_support_cannot_see_usage(support_client, tenant):
+    assert (
+        support_client.get(
+            f"/admin/accounts/organization/{tenant.organization.pk}/usage/"
+        ).status_code
+        == 403
+    )
+
+
+@needs_chromium
+@pytest.mark.browser
+def test_usage_chart_is_drawn_in_a_browser(live, tenant):
+    from django.contrib.auth.models import User
+    from selenium.webdriver.common.by import By
+
+    User.objects.create_superuser("chart-admin", "a@example.com", "chart-password-1")
+    tenant.organization.monthly_quota = 50
+    tenant.organization.save()
+    for offset, messages in enumerate([3, 8, 5, 12]):
+        record(tenant, today() - dt.timedelta(days=offset), messages)
+
+    with chromium() as browser:
+        browser.get(f"{live.url}/admin/login/")
+        browser.find_element(By.NAME, "username").send_keys("chart-admin")
+        browser.find_element(By.NAME, "password").send_keys("chart-password-1")
+        browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+        browser.get(f"{live.url}/admin/accounts/organization/{tenant.organization.pk}/usage/")
+
+        charts = browser.find_elements(By.CSS_SELECTOR, "svg.usage-chart")
+        drawn_bars = [
+            bar
+            for bar in charts[0].find_elements(By.CSS_SELECTOR, "rect.bar")
+            if bar.size["height"] > 0
+        ]
+        meter_width = browser.find_element(By.CSS_SELECTOR, ".meter span").size["width"]
+        path = screenshot(browser, "admin-usage")
+
+    assert len(charts) == 3
+    assert len(drawn_bars) == sum(
+        1 for offset in range(4) if (today() - dt.timedelta(days=offset)).month == today().month
+    )
+    assert meter_width > 0
+    assert path.stat().st_size > 10_000
