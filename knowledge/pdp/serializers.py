@@ -27,7 +27,7 @@ class CanonicalUrlField(serializers.CharField):
             self.fail("invalid_url")
 
 
-class PdpQuestionsRequest(serializers.Serializer):
+class PdpQuestionsInput(serializers.Serializer):
     url = CanonicalUrlField(help_text="The product page URL; canonicalized before matching.")
     organizationId = StrictUUIDField()
 
@@ -38,8 +38,10 @@ class PdpQuestionSerializer(serializers.Serializer):
     rank = serializers.IntegerField(min_value=1, help_text="1 is the highest priority.")
 
 
+# Documents the body only: the views build it directly (selectors.FoundQuestionSet.body), and
+# the tests check those bodies against this schema.
 class PdpQuestionsSetSerializer(serializers.Serializer):
-    """Documents the body; the views build it directly (selectors.FoundQuestionSet.body)."""
+    """The suggested questions of one product page, ordered by rank."""
 
     id = serializers.UUIDField()
     organizationId = serializers.UUIDField()

@@ -11,7 +11,7 @@ urlpatterns = [
         name="pdp-questions-body-form",
     ),
     path(
-        "pdp-questions/<str:organization_id>/public",
+        "pdp-questions/<str:organizationId>/public",
         PdpQuestionSetViewSet.as_view({"get": "public"}),
         name="pdp-questions-public",
     ),

@@ -20,7 +20,7 @@ from knowledge.pdp.selectors import (
     parse_organization_id,
     question_set_find,
 )
-from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsRequest, PdpQuestionsSetSerializer
+from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsInput, PdpQuestionsSetSerializer
 from knowledge.pdp.services import question_set_count_request, question_set_get_or_generate
 
 # Shops call the GET on every product page view: browsers and CDNs may reuse it for a minute.
@@ -49,6 +49,12 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         auth=[],
         parameters=[
             OpenApiParameter(
+                "organizationId",
+                OpenApiTypes.UUID,
+                OpenApiParameter.PATH,
+                description="The organization whose shop shows the page.",
+            ),
+            OpenApiParameter(
                 "url",
                 OpenApiTypes.URI,
                 OpenApiParameter.QUERY,
@@ -62,8 +68,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             **ERROR_RESPONSES(404, 422, 429),
         },
     )
-    def public(self, request: Request, organization_id: str) -> Response:
-        org_id = parse_organization_id(organization_id)
+    def public(self, request: Request, organizationId: str) -> Response:
+        org_id = parse_organization_id(organizationId)
         raw_url = request.query_params.get("url")
         try:
             url = canonicalize_url(raw_url) if raw_url else None
@@ -98,14 +104,14 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             "CORS-enabled. Each set returned counts one request."
         ),
         auth=[],
-        request=PdpQuestionsRequest,
+        request=PdpQuestionsInput,
         responses={
             200: OpenApiResponse(NULLABLE_SET, description="The stored or generated set, or null."),
             **ERROR_RESPONSES(400, 404, 413, 415, 422, 429),
         },
     )
     def get_questions(self, request: Request) -> Response:
-        serializer = PdpQuestionsRequest(data=request.data)
+        serializer = PdpQuestionsInput(data=request.data)
         if not serializer.is_valid():
             raise ValidationFailedError.from_detail(serializer.errors)
         data = serializer.validated_data
