@@ -25,6 +25,8 @@ def read_rss(stream: BinaryIO) -> Iterator[RawRecord]:
     parser = make_parser()
     parser.setFeature(feature_namespaces, True)
     parser.setContentHandler(handler)
+    # Fed in chunks, the parser never hands out a locator, but it is one itself.
+    handler.setDocumentLocator(parser)
     try:
         while chunk := stream.read(CHUNK_BYTES):
             parser.feed(chunk)  # type: ignore[attr-defined]
