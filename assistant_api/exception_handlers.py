@@ -64,24 +64,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
 
 
 def _message_for(exc: Exception) -> str:
-    for exc_type, message in _DRF_MESSAGES.items():
-        if type(exc) is exc_type:
-            detail = getattr(exc, "detail", None)
-            # Our own authentication class gives a precise reason; keep it.
-            if (
-                exc_type is drf.AuthenticationFailed
-                and detail
-                and str(detail) != str(drf.AuthenticationFailed.default_detail)
-            ):
-                return str(detail)
-            if (
-                exc_type is drf.NotFound
-                and detail
-                and str(detail) != str(drf.NotFound.default_detail)
-            ):
-                return str(detail)
-            return message
+    """A detail our code (or DRF, for the request at hand) set on purpose, else our default."""
     detail = getattr(exc, "detail", None)
-    if isinstance(detail, str):
-        return detail
-    return str(getattr(exc, "default_detail", errors.INTERNAL_ERROR))
+    default = getattr(exc, "default_detail", None)
+    if isinstance(detail, str) and str(detail) != str(default):
+        return str(detail)
+    return _DRF_MESSAGES.get(type(exc)) or str(default or errors.INTERNAL_ERROR)

@@ -201,7 +201,7 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["assistant_api.renderers.JsonRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["assistant_api.parsers.JsonParser"],
     "DEFAULT_PAGINATION_CLASS": "chats.pagination.PageEnvelopePagination",
     "DEFAULT_THROTTLE_CLASSES": ["assistant_api.throttling.ApiKeyRateThrottle"],
     "EXCEPTION_HANDLER": "assistant_api.exception_handlers.exception_handler",

@@ -28,7 +28,22 @@ def test_unknown_paths_are_json_404(client, path):
 
 def test_invalid_json_is_400(tenant):
     response = tenant.client.post("/v1/chats", data="{not json", content_type="application/json")
-    assert assert_error(response, 400) == {"message": errors.INVALID_JSON}
+    assert assert_error(response, 400)["message"].startswith(errors.INVALID_JSON)
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("[" * 10_000 + "]" * 10_000, "depth limit exceeded"),
+        (b'{"chatbotId": "\xff\xfe"}', "not valid UTF-8"),
+        ('{"chatbotId": "\\ud800"}', "surrogate"),
+        ('{"chatbotId": 1e999}', "infinity"),
+        ("NaN", "unexpected character"),
+    ],
+)
+def test_hostile_json_is_400_with_a_reason(tenant, body, reason):
+    response = tenant.client.post("/v1/chats", data=body, content_type="application/json")
+    assert reason in assert_error(response, 400)["message"]
 
 
 def test_method_not_allowed_is_405_with_allow(tenant):
