@@ -34,7 +34,7 @@ def shop(tenant):
 def test_streamed_reply_with_a_tool_call(fake_llm, shop):
     # Given a model that searches first, then answers in pieces and names two products
     fake_llm.add(
-        tools(("search_products", {"query": "peakline shoes", "max_price": 100}), pieces=4),
+        tools(("search_products", {"query": "peakline shoes", "maxPrice": 100}), pieces=4),
         text(
             "Two good picks: the Trail Runner 2, ",
             "now on sale, and the Peak Hiker.",
@@ -64,7 +64,7 @@ def test_streamed_reply_with_a_tool_call(fake_llm, shop):
                          "status": "inProgress"}  # fmt: skip
     started, finished = events[1], events[2]
     assert (started["status"], started["toolName"]) == ("inProgress", "search_products")
-    assert started["toolArgs"] == {"query": "peakline shoes", "max_price": 100}
+    assert started["toolArgs"] == {"query": "peakline shoes", "maxPrice": 100}
     assert (finished["status"], finished["toolName"]) == ("completed", "search_products")
     assert finished["toolArgs"] == started["toolArgs"]
     found = [p["gtin"] for p in finished["toolResponse"]["products"]]

@@ -137,14 +137,7 @@ class ModelReply:
         ]
         for index, (call, args) in enumerate(parsed):
             self.publisher.tool_started(call.name, args)
-            try:
-                response = self.tools.run(call.name, args)
-            except ToolArgumentsError as exc:
-                raise ModelFailure(
-                    MALFORMED_TOOL_ARGUMENTS,
-                    f"The language model called {call.name} with invalid arguments: {exc}",
-                    tool_name=call.name,
-                ) from None
+            response = self.tools.run(call.name, args)
             self.publisher.tool_finished(call.name, args, response)
             messages.append(
                 {
@@ -172,7 +165,14 @@ class ModelReply:
                 f"The language model called {call.name} with arguments that are not a JSON object",
                 tool_name=call.name,
             )
-        return args
+        try:
+            return self.tools.check(call.name, args)
+        except ToolArgumentsError as exc:
+            raise ModelFailure(
+                MALFORMED_TOOL_ARGUMENTS,
+                f"The language model called {call.name} with invalid arguments: {exc}",
+                tool_name=call.name,
+            ) from None
 
     def _finish(self) -> Reply:
         self._emit(self.splitter.finish())

@@ -11,6 +11,7 @@ import openai
 
 from knowledge.engines.openai.config import OpenAIConfig
 from knowledge.engines.openai.failures import (
+    BAD_RESPONSE,
     PROVIDER_EXCEPTIONS,
     TIMEOUT,
     ModelFailure,
@@ -43,6 +44,7 @@ def round_stream(
     if remaining <= 0:
         raise _timeout(config)
     calls: dict[int, ToolCall] = {}
+    finished = False
     try:
         stream = client.chat.completions.create(
             model=config.model,
@@ -57,6 +59,7 @@ def round_stream(
                     raise _timeout(config)
                 if not chunk.choices:
                     continue  # usage-only chunks of some providers
+                finished = finished or bool(chunk.choices[0].finish_reason)
                 delta = chunk.choices[0].delta
                 if delta is None:
                     continue
@@ -66,6 +69,10 @@ def round_stream(
                     _merge(calls, piece)
     except PROVIDER_EXCEPTIONS as exc:
         raise failure_from_exception(exc, timeout=config.timeout) from None
+    if not finished:
+        # A stream that ends without a finish reason was cut (a dropped connection looks
+        # like a normal end when the server closes it without chunked encoding).
+        raise ModelFailure(BAD_RESPONSE, "The language model's answer was cut off")
     return [calls[index] for index in sorted(calls)]
 
 
