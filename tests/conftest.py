@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -14,6 +15,17 @@ from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
 from tests.factories import ChatbotFactory, OrganizationFactory
 from tests.server import LiveServer, start_server
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that restart shared services run only when asked (CI runs them in a step of
+    their own, since they disturb every other test using that service meanwhile)."""
+    if os.environ.get("RUN_DISRUPTIVE") == "1":
+        return
+    skip = pytest.mark.skip(reason="disruptive: set RUN_DISRUPTIVE=1 to run")
+    for item in items:
+        if "disruptive" in item.keywords:
+            item.add_marker(skip)
 
 
 @dataclass
