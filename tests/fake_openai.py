@@ -37,6 +37,9 @@ class Step:
     stall_seconds: float = 0.0
     drop_after_chunks: int | None = None  # close the connection after this many chunks
     arg_pieces: int = 3  # how many chunks each tool call's arguments are split into
+    # Hold the stream after this many chunks until the test sets `gate` (ordering tests).
+    gate_after_chunks: int | None = None
+    gate: threading.Event | None = None
 
 
 def text(*parts: str) -> Step:
@@ -123,6 +126,11 @@ class FakeOpenAI:
                         return
                     if sent == step.stall_after_chunks and fake.stopping.wait(step.stall_seconds):
                         return
+                    if sent == step.gate_after_chunks and step.gate is not None:
+                        deadline = time.monotonic() + 30
+                        while not step.gate.wait(0.05):
+                            if fake.stopping.is_set() or time.monotonic() > deadline:
+                                return
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                 self.wfile.write(b"data: [DONE]\n\n")
