@@ -15,13 +15,17 @@ from django.utils.module_loading import import_string
 
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
+from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
 from knowledge.engines.catalog.tools import (
     ToolArgumentError,
+    page_product_find,
     products_by_gtin,
     tool_context_from,
     tool_run,
+    variants_of,
 )
+from knowledge.engines.catalog.understanding import Constraints
 from knowledge.engines.openai.schemas import ArgumentsInvalid, arguments_check
 from knowledge.models import Product
 
@@ -98,12 +102,25 @@ class CatalogTools:
         ]
 
     def suggestions(self, products: list[Product]) -> list[str]:
+        """The catalog engine's follow-ups for these products, when the model gave none."""
+        vocabulary = self.context.vocabulary
         if len(products) >= 2:
-            first, second = products[0], products[1]
-            return [f"Compare {first.title} and {second.title}", "Show me cheaper options"]
+            return sg.search_suggestions(
+                constraints=Constraints(),
+                products=products,
+                total=len(products),
+                shown_so_far=len(products),
+                vocabulary=vocabulary,
+            )
         if products:
-            return [f"Is {products[0].title} in stock?", "Show me similar products"]
-        return ["What's on sale?", "Show me your best sellers"]
+            return sg.product_suggestions(
+                product=products[0],
+                variants=variants_of(products[0]),
+                answered=set(),
+                vocabulary=vocabulary,
+            )
+        page_product = page_product_find(self.request.organization, self.request.current_url)
+        return sg.smalltalk_suggestions(vocabulary, page_product)
 
 
 def catalog_fallback(request: ReplyRequest, publisher: EventPublisher) -> Reply:
