@@ -88,3 +88,27 @@ class Event(models.Model):
     @property
     def event_id(self) -> str:
         return str(self.seq)
+
+
+class IdempotencyRecord(models.Model):
+    """The first outcome of a `POST .../messages` sent with an `Idempotency-Key` (contract §4).
+
+    Inserted (with no outcome yet) before the assistant runs, so the unique constraint on
+    (chat, key) lets exactly one of several identical concurrent requests do the work; the
+    others wait for `status_code` and `response_body` and return them.
+    """
+
+    chat = models.ForeignKey(Chat, on_delete=models.CASCADE, related_name="idempotency_records")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["chat", "key"], name="idempotency_chat_key_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.chat_id} {self.key}"

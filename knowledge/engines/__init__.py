@@ -16,4 +16,6 @@ ENGINES = {
 
 def engine_for(chatbot: Chatbot) -> Engine:
     name = chatbot.engine or settings.ASSISTANT_ENGINE
-    return import_string(ENGINES[name])()
+    # A deployment (or a test) may plug in further engines by dotted path.
+    registry = {**ENGINES, **getattr(settings, "ASSISTANT_ENGINES", {})}
+    return import_string(registry[name])()

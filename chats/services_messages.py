@@ -1,0 +1,161 @@
+"""Answering a shopper's message (contract §4): store it, run the assistant, store the reply.
+
+The user's message is stored in one short transaction; the engine then runs outside any
+transaction, so each event it publishes is committed (and streamed) as it happens (§5).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import Chatbot, Organization
+from assistant_api.errors import ValidationFailedError
+from chats.events import EventPublisher
+from chats.idempotency import (
+    Outcome,
+    idempotency_outcome_replay,
+    idempotency_outcome_save,
+    idempotency_record_find,
+    request_fingerprint,
+)
+from chats.models import Chat, IdempotencyRecord, Message, MessageType
+from chats.serializers import MessageOutput
+from knowledge.engines import engine_for
+from knowledge.engines.base import EngineError, ReplyRequest
+from knowledge.models import Store
+
+logger = logging.getLogger(__name__)
+
+ASSISTANT_FAILED = "The assistant could not complete the response"
+UNKNOWN_STORE = "Unknown store code"
+# The engine sees the recent conversation only: enough for follow-ups, cheap to load.
+HISTORY_LIMIT = 30
+
+
+def store_resolve(*, organization: Organization, store_code: str | None) -> Store | None:
+    """The organization's store with that code; None when no code is given; else 422."""
+    if not store_code:
+        return None
+    store = Store.objects.filter(organization=organization, code=store_code).first()
+    if store is None:
+        raise ValidationFailedError(UNKNOWN_STORE, errors={"store": [UNKNOWN_STORE]})
+    return store
+
+
+def user_message_store(
+    *,
+    chat: Chat,
+    content: str,
+    current_url: str,
+    store_code: str,
+    idempotency_key: str | None,
+    fingerprint: str,
+) -> tuple[Message, IdempotencyRecord | None]:
+    """Stores the shopper's message, and claims its idempotency key, in ONE short transaction.
+
+    Everything that decides whether a message may be stored at all (the key's unique
+    constraint, the monthly quota of contract §7) belongs in this transaction, so a refused
+    request stores nothing.
+    """
+    with transaction.atomic():
+        record = None
+        if idempotency_key is not None:
+            record = IdempotencyRecord.objects.create(
+                chat=chat, key=idempotency_key, request_hash=fingerprint
+            )
+        message = Message.objects.create(
+            chat=chat,
+            type=MessageType.USER,
+            content=content,
+            current_url=current_url,
+            store_code=store_code,
+        )
+    return message, record
+
+
+def message_create(
+    *,
+    organization: Organization,
+    chat: Chat,
+    content: str,
+    current_url: str,
+    store_code: str | None,
+    idempotency_key: str | None,
+) -> Outcome:
+    """Answers one message of the shopper: 201 and the reply, or 503 if the assistant failed."""
+    store = store_resolve(organization=organization, store_code=store_code)
+    fingerprint = request_fingerprint(
+        message=content, current_url=current_url, store_code=store_code or ""
+    )
+    if idempotency_key is not None:
+        existing = idempotency_record_find(chat=chat, key=idempotency_key)
+        if existing is not None:
+            return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
+    try:
+        user_message, record = user_message_store(
+            chat=chat,
+            content=content,
+            current_url=current_url,
+            store_code=store_code or "",
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+        )
+    except IntegrityError:
+        # An identical request claimed the key a moment ago: answer with its outcome.
+        if idempotency_key is None:
+            raise
+        existing = idempotency_record_find(chat=chat, key=idempotency_key)
+        if existing is None:
+            raise
+        return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
+
+    outcome = assistant_reply(
+        organization=organization, chat=chat, user_message=user_message, store=store
+    )
+    if record is not None:
+        idempotency_outcome_save(record=record, outcome=outcome)
+    return outcome
+
+
+def message_history(*, chat: Chat, before: Message) -> list[Message]:
+    """The latest messages before `before`, oldest first."""
+    recent = Message.objects.filter(chat=chat, seq__lt=before.seq).order_by("-seq")
+    return list(reversed(recent[:HISTORY_LIMIT]))
+
+
+def assistant_reply(
+    *, organization: Organization, chat: Chat, user_message: Message, store: Store | None
+) -> Outcome:
+    """Runs the chatbot's engine (outside any transaction) and stores its reply."""
+    publisher = EventPublisher(chat_id=chat.id)
+    chatbot = Chatbot.objects.get(pk=chat.chatbot_id)
+    request = ReplyRequest(
+        organization=organization,
+        chatbot=chatbot,
+        chat=chat,
+        history=message_history(chat=chat, before=user_message),
+        message=user_message.content,
+        current_url=user_message.current_url,
+        store=store,
+    )
+    try:
+        reply = engine_for(chatbot).reply(request, publisher)
+    except Exception as exc:
+        # Any engine failure, expected or not, leaves the user's message stored (§4).
+        logger.exception("assistant engine failed for chat %s", chat.id)
+        description = str(exc) if isinstance(exc, EngineError) and str(exc) else ASSISTANT_FAILED
+        publisher.failed(description)
+        return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
+
+    answer = Message.objects.create(
+        chat=chat,
+        type=MessageType.ANSWER,
+        content=reply.content,
+        suggestions=reply.suggestions or None,
+        products=reply.products or None,
+        current_url=user_message.current_url,
+        store_code=user_message.store_code,
+    )
+    return Outcome(status_code=201, body=dict(MessageOutput(answer).data))

@@ -1,0 +1,215 @@
+"""The conversation: what kind of turn a message is, and the search state it leaves behind.
+
+The state is rebuilt from the stored history on every message (no hidden session): each past
+user message is read again with `understand`, and the products of the reply that followed
+give "the second one", "cheaper ones" and "show more" their meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.engines.catalog.understanding import (
+    SORT_CHEAPEST,
+    SORT_PRICIEST,
+    Constraints,
+    Understanding,
+    understand,
+)
+from knowledge.engines.catalog.vocabulary import Vocabulary
+
+SMALLTALK = "smalltalk"
+OUT_OF_SCOPE = "out_of_scope"
+COMPARE = "compare"
+SIMILAR = "similar"
+PRODUCT = "product"  # about products already shown ("the second one", "is it in stock?")
+PAGE = "page"  # about the product of the page the shopper is on
+NAMED = "named"  # about a product named in the message, if the catalog has it
+MORE = "more"
+SEARCH = "search"
+UNKNOWN = "unknown"
+
+PRODUCT_QUESTIONS = frozenset(
+    {"availability", "price", "sizes", "colors", "material", "brand", "category", "details"}
+)
+
+
+@dataclass
+class ConversationState:
+    search: Constraints | None = None  # the search the shopper is refining
+    shown: list[dict[str, Any]] = field(default_factory=list)  # last reply's products
+    shown_for_search: int = 0  # products shown so far for `search` ("show more" continues)
+    focus: dict[str, Any] | None = None  # the one product last talked about
+
+
+def is_product_question(u: Understanding) -> bool:
+    return bool(u.asks & PRODUCT_QUESTIONS) or bool(u.asked_size)
+
+
+def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str:
+    """The kind of turn; the engine may still fall back to a search (e.g. a name not found)."""
+    c = u.constraints
+    subject = c.has_subject()
+    if u.out_of_scope and not (subject or c.brands):
+        return OUT_OF_SCOPE
+    if u.smalltalk and not u.has_product_content:
+        return SMALLTALK
+    has_products = bool(on_pdp or state.shown or state.focus)
+    if "compare" in u.asks and (has_products or len(u.name_words) >= 2):
+        return COMPARE
+    if "similar" in u.asks and (has_products or u.name_words):
+        return SIMILAR
+    if u.ordinals and state.shown and not c.has_filters():
+        return PRODUCT
+    if "more" in u.asks and state.search is not None and not subject:
+        return MORE
+    question = is_product_question(u)
+    if u.asks & {"cheaper", "pricier"} and state.search is not None and not subject:
+        return SEARCH  # "cheaper ones": the same search, below what was shown
+    if on_pdp and not subject and not c.brands and (u.pronoun or question or state.search is None):
+        if ("cheaper" in u.asks or "pricier" in u.asks) and state.search is None:
+            return SIMILAR
+        return PAGE
+    if (
+        question
+        and (u.pronoun or u.plural_reference)
+        and not subject
+        and (state.shown or state.focus)
+    ):
+        return PRODUCT
+    if question and c.terms and not c.category and not (c.has_filters() and not c.brands):
+        return NAMED
+    if subject or c.has_filters() or c.sort or u.asks & {"cheaper", "pricier", "more"}:
+        return SEARCH
+    if question and (state.shown or state.focus):
+        return PRODUCT
+    return UNKNOWN
+
+
+def _min_price(products: Sequence[dict[str, Any]]) -> Decimal | None:
+    prices = [Decimal(str(p["price"])) for p in products if "price" in p]
+    return min(prices) if prices else None
+
+
+def _max_price(products: Sequence[dict[str, Any]]) -> Decimal | None:
+    prices = [Decimal(str(p["price"])) for p in products if "price" in p]
+    return max(prices) if prices else None
+
+
+def next_search(u: Understanding, state: ConversationState) -> tuple[Constraints, bool]:
+    """The constraints of this search turn, and whether it continues the previous search."""
+    new = u.constraints
+    previous = state.search
+    continues = previous is not None and (
+        not new.has_subject() or (u.plural_reference and not u.subject_switch)
+    )
+    if previous is None or not (continues or u.subject_switch):
+        merged = new
+    elif continues:
+        merged = _merge(previous, new)
+    else:
+        # "what about tablets?": a new subject, the same budget and wishes about stock/sale.
+        merged = replace(
+            new,
+            min_price=new.min_price if new.min_price is not None else previous.min_price,
+            max_price=new.max_price if new.max_price is not None else previous.max_price,
+            in_stock=new.in_stock if new.in_stock is not None else previous.in_stock,
+            on_sale=new.on_sale if new.on_sale is not None else previous.on_sale,
+        )
+    reference = state.shown if continues else []
+    if "cheaper" in u.asks:
+        below = _min_price(reference) if reference else None
+        if below is not None and new.max_price is None:
+            merged = replace(
+                merged, max_price=below, max_exclusive=True, min_price=None, around=None
+            )
+        if merged.sort == SORT_PRICIEST or not merged.sort:
+            merged = replace(merged, sort="" if below is not None else SORT_CHEAPEST)
+    if "pricier" in u.asks:
+        above = _max_price(reference) if reference else None
+        if above is not None and new.min_price is None:
+            merged = replace(
+                merged, min_price=above, min_exclusive=True, max_price=None, around=None
+            )
+        if merged.sort == SORT_CHEAPEST or not merged.sort:
+            merged = replace(merged, sort="" if above is not None else SORT_PRICIEST)
+    return merged, continues
+
+
+def _merge(previous: Constraints, new: Constraints) -> Constraints:
+    """A refinement: what the new message says replaces the same kind of wish, rest stays."""
+    brands = new.brands or tuple(b for b in previous.brands if b not in new.exclude_brands)
+    exclude = tuple(
+        dict.fromkeys(
+            [b for b in previous.exclude_brands if b not in new.brands] + list(new.exclude_brands)
+        )
+    )
+    price_given = new.min_price is not None or new.max_price is not None
+    return Constraints(
+        terms=new.terms or previous.terms,
+        category=new.category or previous.category,
+        brands=brands,
+        exclude_brands=exclude,
+        colors=new.colors or previous.colors,
+        sizes=new.sizes or previous.sizes,
+        materials=new.materials or previous.materials,
+        genders=new.genders or previous.genders,
+        min_price=new.min_price if price_given else previous.min_price,
+        max_price=new.max_price if price_given else previous.max_price,
+        around=new.around if price_given else previous.around,
+        max_exclusive=new.max_exclusive if price_given else previous.max_exclusive,
+        min_exclusive=new.min_exclusive if price_given else previous.min_exclusive,
+        in_stock=new.in_stock if new.in_stock is not None else previous.in_stock,
+        on_sale=new.on_sale if new.on_sale is not None else previous.on_sale,
+        sort=new.sort or previous.sort,
+    )
+
+
+def _same_page(url: str, products: list[dict[str, Any]]) -> bool:
+    if not url or not products:
+        return False
+    try:
+        return canonicalize_url(url) == products[0].get("url")
+    except InvalidUrlError:
+        return False
+
+
+def conversation_state(history: Sequence[Any], vocabulary: Vocabulary) -> ConversationState:
+    """The state after the stored history (user messages and the replies to them)."""
+    state = ConversationState()
+    messages = list(history)
+    for index, message in enumerate(messages):
+        if message.type != "user":
+            continue
+        answer = messages[index + 1] if index + 1 < len(messages) else None
+        products = (
+            list(answer.products or []) if answer is not None and answer.type == "answer" else []
+        )
+        u = understand(message.content, vocabulary)
+        kind = classify(u, state, on_pdp=_same_page(message.current_url, products))
+        if kind == NAMED and len(products) != 1:
+            kind = SEARCH  # the name was not found: the reply was a search
+        state_advance(state, u, kind, products)
+    return state
+
+
+def state_advance(
+    state: ConversationState, u: Understanding, kind: str, products: list[dict[str, Any]]
+) -> None:
+    """Moves the state past one turn of `kind` whose reply showed `products`."""
+    if kind == SEARCH:
+        state.search, _ = next_search(u, state)
+        state.shown_for_search = len(products)
+    elif kind == MORE:
+        state.shown_for_search += len(products)
+    if products:
+        state.shown = products
+        state.focus = products[0] if len(products) == 1 else None
+    if kind in (SMALLTALK, OUT_OF_SCOPE):
+        return
+    if kind in (PRODUCT, PAGE, NAMED) and len(products) == 1:
+        state.focus = products[0]

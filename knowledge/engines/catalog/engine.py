@@ -1,0 +1,325 @@
+"""The built-in `catalog` engine: a deterministic shop assistant over the organization's catalog.
+
+One reply: typing, then understanding the message against the conversation so far, the tool
+calls a good shop assistant would make (each published as events), a reply written from what
+the catalog returned, product snapshots and suggestions, and the text streamed in chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chats.events import EventPublisher
+from knowledge.engines.base import Reply, ReplyRequest
+from knowledge.engines.catalog import dialogue as dl
+from knowledge.engines.catalog import phrasing as ph
+from knowledge.engines.catalog import suggestions as sg
+from knowledge.engines.catalog.draft import Draft
+from knowledge.engines.catalog.replies_product import compare_reply, product_reply
+from knowledge.engines.catalog.replies_search import more_reply, search_reply, similar_reply
+from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
+from knowledge.engines.catalog.streaming import ToolCalls, publish_text
+from knowledge.engines.catalog.tools import (
+    ToolContext,
+    get_page_context,
+    page_product_find,
+    product_summary,
+    products_by_gtin,
+    tool_context_from,
+)
+from knowledge.engines.catalog.understanding import Understanding, understand
+from knowledge.models import Product, Store
+from knowledge.search import product_search
+from knowledge.search.text import words
+
+_COMPARE_SPLIT = re.compile(r"\b(?:and|vs|versus|with|to|or|against)\b|,")
+_COMPARE_LEAD = re.compile(
+    r"^.*?\b(?:compare|comparison of|difference between|differences between|better)\b"
+)
+
+
+class CatalogEngine:
+    """The default engine (contract §8): only catalog products, prices and stock, no network."""
+
+    def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
+        publisher.typing()
+        turn = Turn(request, publisher)
+        draft = turn.draft()
+        return turn.finish(draft)
+
+
+class Turn:
+    """One message being answered."""
+
+    def __init__(self, request: ReplyRequest, publisher: EventPublisher) -> None:
+        self.request = request
+        self.publisher = publisher
+        self.context: ToolContext = tool_context_from(request)
+        self.tools = ToolCalls(publisher)
+        self.vocabulary = self.context.vocabulary
+        self.u: Understanding = understand(request.message, self.vocabulary)
+        self.state = dl.conversation_state(request.history, self.vocabulary)
+        self.store: Store | None = request.store
+
+    # --- the page -------------------------------------------------------------------------
+
+    def page_product(self) -> Product | None:
+        """The product of the shopper's page; the tool is shown only when there is one."""
+        product = page_product_find(self.request.organization, self.request.current_url)
+        if product is None:
+            return None
+        self.tools.run(
+            "get_page_context",
+            {"url": self.request.current_url},
+            lambda: get_page_context(self.context, url=self.request.current_url),
+            lambda result: result[0],
+        )
+        return product
+
+    # --- deciding -------------------------------------------------------------------------
+
+    def draft(self) -> Draft:
+        page = self.page_product()
+        if self.u.store_code and self.store is None:
+            self.store = Store.objects.filter(
+                organization=self.request.organization, code=self.u.store_code
+            ).first()
+        kind = dl.classify(self.u, self.state, on_pdp=page is not None)
+        if kind == dl.SMALLTALK:
+            return self.smalltalk(page)
+        if kind == dl.OUT_OF_SCOPE:
+            return self.out_of_scope(page)
+        if kind == dl.COMPARE:
+            products = self.compare_targets(page)
+            if len(products) >= 2:
+                return compare_reply(self.context, self.tools, products)
+            if not self.u.constraints.has_subject():
+                return self.compare_what(products)
+        if kind == dl.SIMILAR:
+            base = self.referenced(page) or self.named()
+            if base is not None:
+                return similar_reply(
+                    self.context,
+                    self.tools,
+                    base,
+                    self.u.constraints,
+                    cheaper="cheaper" in self.u.asks,
+                    pricier="pricier" in self.u.asks,
+                )
+        if kind == dl.PRODUCT:
+            products = self.referenced_all()
+            if products:
+                return product_reply(self.context, self.tools, products, self.u, store=self.store)
+        if kind == dl.PAGE and page is not None:
+            return product_reply(self.context, self.tools, [page], self.u, store=self.store)
+        if kind == dl.NAMED:
+            product = self.named()
+            if product is not None:
+                return product_reply(self.context, self.tools, [product], self.u, store=self.store)
+        if kind == dl.MORE:
+            return more_reply(self.context, self.tools, self.state)
+        if kind in (dl.SEARCH, dl.NAMED, dl.COMPARE, dl.SIMILAR) and (
+            self.u.constraints.has_subject()
+            or self.u.constraints.has_filters()
+            or self.u.constraints.sort
+            or self.u.asks & {"cheaper", "pricier"}
+        ):
+            constraints, continues = dl.next_search(self.u, self.state)
+            return search_reply(
+                self.context, self.tools, constraints, state=self.state, continues=continues
+            )
+        if page is not None:
+            return product_reply(self.context, self.tools, [page], self.u, store=self.store)
+        return self.not_understood()
+
+    # --- products the message points at ----------------------------------------------------
+
+    def _from_snapshots(self, snapshots: list[dict[str, Any]]) -> list[Product]:
+        gtins = [str(s.get("gtin")) for s in snapshots if s.get("gtin")]
+        return products_by_gtin(self.request.organization, gtins)
+
+    def referenced_all(self) -> list[Product]:
+        """Products of the last reply the message points at: ordinals, "it", or all of them."""
+        shown = self.state.shown
+        if self.u.ordinals and shown:
+            # "the second one" after a single product still means the one shown.
+            picked = [shown[min(n, len(shown)) - 1 if n > 0 else -1] for n in self.u.ordinals]
+            unique = list({id(s): s for s in picked}.values())
+            return self._from_snapshots(unique)
+        if self.state.focus is not None and not self.u.plural_reference:
+            return self._from_snapshots([self.state.focus])
+        return self._from_snapshots(shown)
+
+    def referenced(self, page: Product | None) -> Product | None:
+        if self.u.ordinals and self.state.shown:
+            found = self.referenced_all()
+            return found[0] if found else None
+        if page is not None:
+            return page
+        if self.state.focus is not None:
+            found = self._from_snapshots([self.state.focus])
+            return found[0] if found else None
+        if self.state.shown:
+            found = self._from_snapshots(self.state.shown[:1])
+            return found[0] if found else None
+        return None
+
+    def named(self, text: str | None = None, exclude: tuple[int, ...] = ()) -> Product | None:
+        """The catalog product the message names ("the Dior J'adore"), when it clearly names one."""
+        if text is None:
+            said = set(words(self.u.normalized))
+            query_words = list(self.u.name_words)
+        else:
+            said = set(words(text))
+            query_words = [w for w in words(text) if len(w) > 1]
+        if not query_words:
+            return None
+        args = {"query": " ".join(query_words), "purpose": "find the product named"}
+
+        def lookup() -> list[Product]:
+            return product_search(
+                organization=self.request.organization, query=args["query"], limit=5
+            ).products
+
+        candidates = self.tools.run(
+            "search_products",
+            args,
+            lookup,
+            lambda found: {"products": [product_summary(p) for p in found]},
+        )
+        scored: list[tuple[float, Product]] = []
+        for product in candidates:
+            if product.pk in exclude:
+                continue
+            title_words = {w for w in words(product.title) if len(w) > 1 or w.isdigit()}
+            if not title_words:
+                continue
+            coverage = len(title_words & said) / len(title_words)
+            scored.append((coverage, product))
+        scored.sort(key=lambda pair: -pair[0])
+        if not scored or scored[0][0] < 0.5:
+            return None
+        if len(scored) > 1 and scored[1][0] == scored[0][0] and scored[0][0] < 1:
+            return None
+        return scored[0][1]
+
+    def compare_targets(self, page: Product | None) -> list[Product]:
+        products: list[Product] = []
+        shown = self.state.shown
+        if self.u.ordinals and shown:
+            products = self.referenced_all()
+        if len(products) < 2 and (self.u.pronoun or (page is not None and not self.u.ordinals)):
+            base = page or self.referenced(None)
+            if base is not None and base not in products:
+                products.insert(0, base)
+        tail = _COMPARE_LEAD.sub("", self.u.normalized)
+        for part in _COMPARE_SPLIT.split(tail):
+            if len(products) >= 4:
+                break
+            meaningful = [
+                w
+                for w in words(part)
+                if w
+                not in {
+                    "it",
+                    "this",
+                    "that",
+                    "one",
+                    "the",
+                    "them",
+                    "these",
+                    "those",
+                    "two",
+                    "first",
+                    "second",
+                    "third",
+                    "both",
+                }
+            ]
+            if not meaningful:
+                continue
+            found = self.named(part, exclude=tuple(p.pk for p in products))
+            if found is not None:
+                products.append(found)
+        if len(products) < 2 and len(shown) >= 2 and not self.u.ordinals:
+            products = self._from_snapshots(shown[: 4 if "them" in self.u.normalized else 2])
+        return products
+
+    # --- small talk -----------------------------------------------------------------------
+
+    def smalltalk(self, page: Product | None) -> Draft:
+        kind = self.u.smalltalk
+        about = (
+            f" I see you're looking at the {page.title}: ask me anything about it." if page else ""
+        )
+        texts = {
+            "greeting": "Hello! I can help you find products, compare them and check prices "
+            "and stock." + (about or " What are you looking for today?"),
+            "thanks": "You're welcome! Is there anything else I can help you find?",
+            "goodbye": "Thanks for stopping by, and have a great day! I'm here whenever you need help.",
+            "how_are_you": "I'm doing well, thanks for asking! What can I help you find today?",
+            "who_are_you": "I'm the shop's assistant: I can search our catalog, compare products, "
+            "and tell you prices, sizes, colours and what's in stock"
+            + (" in your store." if self.store else ".")
+            + (about or " What are you looking for?"),
+        }
+        return Draft(
+            text=texts.get(kind, texts["greeting"]),
+            suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
+        )
+
+    def out_of_scope(self, page: Product | None) -> Draft:
+        return Draft(
+            text="Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
+            "with our products, their prices and availability. What can I find for you?",
+            suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
+        )
+
+    def compare_what(self, products: list[Product]) -> Draft:
+        if products:
+            text = (
+                f"I can compare the {products[0].title} with another product: which one? "
+                "Tell me its name, or ask me to search for alternatives."
+            )
+            return Draft(
+                text=text,
+                suggestions=sg.finish(
+                    ["Show me something similar", "Tell me more about it"],
+                    sg.browse_suggestions(self.vocabulary),
+                ),
+            )
+        return Draft(
+            text="Which two products would you like me to compare? Search for a few first, "
+            "then ask me to compare them.",
+            suggestions=sg.browse_suggestions(self.vocabulary),
+        )
+
+    def not_understood(self) -> Draft:
+        return Draft(
+            text="I'm not sure I understood. I can search our catalog (for example by "
+            "category, brand or budget), compare products and check prices and stock. "
+            "What are you looking for?",
+            suggestions=sg.browse_suggestions(self.vocabulary),
+        )
+
+    # --- the reply --------------------------------------------------------------------------
+
+    def finish(self, draft: Draft) -> Reply:
+        limit = self.request.chatbot.max_products or 4
+        items = draft.items[:limit]
+        rows = inventory_for([i.product for i in items], self.store)
+        snapshots = [
+            product_snapshot(
+                product=item.product,
+                store=self.store,
+                inventory_row=rows.get(item.product.pk),
+                query=item.query,
+                recommendation=ph.recommendation_text(item.reasons),
+                first_created_at=self.vocabulary.first_created_at,
+            )
+            for item in items
+        ]
+        suggestions = draft.suggestions[: sg.MAX_SUGGESTIONS]
+        publish_text(self.publisher, draft.text)
+        return Reply(content=draft.text, products=snapshots, suggestions=suggestions)

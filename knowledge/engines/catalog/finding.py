@@ -1,0 +1,300 @@
+"""Product search in the shopper's terms, relaxing constraints one by one when nothing matches.
+
+Wraps `knowledge.search.product_search`: decides which wishes become filters and which stay
+words, ranks the candidates the way a shop assistant would (in stock first, nearest to an
+"around" price), and when nothing matches finds the nearest thing and names what it relaxed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+from typing import Any
+
+from accounts.models import Organization
+from knowledge.engines.catalog.understanding import (
+    SORT_BEST,
+    SORT_CHEAPEST,
+    SORT_PRICIEST,
+    Constraints,
+)
+from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
+from knowledge.models import Availability, Product, Store
+from knowledge.search import SearchFilters, product_search
+
+# How many candidates to rank before keeping the chatbot's `max_products`.
+CANDIDATES = 12
+
+# Relaxation order: the wishes a shopper gives up first come first.
+_RELAXATIONS: list[tuple[str, tuple[str, ...]]] = [
+    ("price", ("min_price", "max_price", "around")),
+    ("colour", ("colors",)),
+    ("size", ("sizes",)),
+    ("material", ("materials",)),
+    ("on sale", ("on_sale",)),
+    ("in stock", ("in_stock",)),
+    ("gender", ("genders",)),
+    ("brand", ("brands",)),
+    ("category", ("category",)),
+]
+
+
+@dataclass
+class Found:
+    """The outcome of one search step, ready for the `search_products` tool response."""
+
+    constraints: Constraints  # what was asked
+    used: Constraints  # what the products satisfy (after relaxing)
+    products: list[Product]
+    total: int
+    relaxed: list[str] = field(default_factory=list)
+    searched_terms: list[str] = field(default_factory=list)
+    unmatched_terms: list[str] = field(default_factory=list)
+
+    def tool_response(self, snapshots: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "total": self.total,
+            "filtersApplied": constraints_json(self.used),
+            "filtersRelaxed": self.relaxed,
+            "searchedTerms": self.searched_terms,
+            "products": [
+                {
+                    "gtin": s["gtin"],
+                    "designation": s["designation"],
+                    "brand": s["brand"],
+                    "price": s["price"],
+                    "currency": s["currency"],
+                    **({"availability": s["availability"]} if "availability" in s else {}),
+                }
+                for s in snapshots
+            ],
+        }
+
+
+def constraints_json(constraints: Constraints) -> dict[str, Any]:
+    """The constraints as plain JSON for tool arguments and responses (empty ones left out)."""
+    body: dict[str, Any] = {}
+    if constraints.terms:
+        body["query"] = " ".join(constraints.terms)
+    for name in ("category", "sort"):
+        if getattr(constraints, name):
+            body[name] = getattr(constraints, name)
+    for name in ("brands", "exclude_brands", "colors", "sizes", "materials", "genders"):
+        if getattr(constraints, name):
+            body[_camel(name)] = list(getattr(constraints, name))
+    for name in ("min_price", "max_price", "around"):
+        if getattr(constraints, name) is not None:
+            body[_camel(name)] = float(getattr(constraints, name))
+    for name in ("in_stock", "on_sale"):
+        if getattr(constraints, name) is not None:
+            body[_camel(name)] = getattr(constraints, name)
+    return body
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _filters_and_words(
+    constraints: Constraints, vocabulary: Vocabulary, store: Store | None
+) -> tuple[SearchFilters, list[str]]:
+    """Catalog attribute values become filters; other colour/material words are searched."""
+    words = list(constraints.terms)
+    colors = tuple(c for c in constraints.colors if phrase(c) in vocabulary.colors)
+    words += [c.lower() for c in constraints.colors if c not in colors]
+    materials = tuple(m for m in constraints.materials if phrase(m) in vocabulary.materials)
+    words += [m.lower() for m in constraints.materials if m not in materials]
+    cent = Decimal("0.01")
+    filters = SearchFilters(
+        min_price=(
+            constraints.min_price + cent
+            if constraints.min_price is not None and constraints.min_exclusive
+            else constraints.min_price
+        ),
+        max_price=(
+            constraints.max_price - cent
+            if constraints.max_price is not None and constraints.max_exclusive
+            else constraints.max_price
+        ),
+        brands=constraints.brands,
+        exclude_brands=constraints.exclude_brands,
+        category=constraints.category,
+        in_stock=constraints.in_stock,
+        store=store if constraints.in_stock else None,
+        colors=colors,
+        sizes=constraints.sizes,
+        materials=materials,
+        genders=constraints.genders,
+        on_sale=constraints.on_sale,
+    )
+    return filters, words
+
+
+def _sort_for(constraints: Constraints) -> str:
+    if constraints.sort == SORT_CHEAPEST:
+        return "price_asc"
+    if constraints.sort == SORT_PRICIEST:
+        return "price_desc"
+    return "relevance"
+
+
+def search_once(
+    *,
+    organization: Organization,
+    vocabulary: Vocabulary,
+    constraints: Constraints,
+    store: Store | None,
+    offset: int = 0,
+    exclude_item_ids: tuple[str, ...] = (),
+) -> tuple[list[Product], int, list[str], list[str]]:
+    filters, words = _filters_and_words(constraints, vocabulary, store)
+    if exclude_item_ids:
+        filters = replace(filters, exclude_item_ids=exclude_item_ids)
+    sort = _sort_for(constraints)
+    if (
+        sort == "relevance"
+        and not words
+        and (
+            constraints.sort == SORT_BEST
+            or (constraints.max_price is not None and constraints.min_price is None)
+        )
+    ):
+        sort = "price_desc"
+    result = product_search(
+        organization=organization,
+        query=" ".join(words),
+        filters=filters,
+        sort=sort,
+        limit=CANDIDATES,
+        offset=offset,
+    )
+    unmatched = [w for w in words if w not in result.terms]
+    return result.products, result.total, result.terms, unmatched
+
+
+def rank(products: list[Product], constraints: Constraints) -> list[Product]:
+    """A shop assistant's order: the asked sort, in-stock before out-of-stock otherwise."""
+    if constraints.around is not None:
+        target = constraints.around
+        return sorted(products, key=lambda p: (abs(p.current_price - target), p.current_price))
+    if constraints.sort in (SORT_CHEAPEST, SORT_PRICIEST):
+        return products
+
+    def in_stock_first(p: Product) -> bool:
+        return p.availability != Availability.IN_STOCK
+
+    if constraints.sort == SORT_BEST:
+        return sorted(products, key=lambda p: (in_stock_first(p), -p.current_price))
+    if constraints.terms:
+        return sorted(products, key=in_stock_first)  # the backend's relevance, stable
+    if constraints.max_price is not None and constraints.min_price is None:
+        # Browsing within a budget: the most the budget buys first.
+        return sorted(products, key=lambda p: (in_stock_first(p), -p.current_price))
+    # Browsing a category: what is in stock and on sale first.
+    return sorted(products, key=lambda p: (in_stock_first(p), -discount_share(p)))
+
+
+def discount_share(product: Product) -> Decimal:
+    if product.sale_price is None or product.sale_price >= product.price or not product.price:
+        return Decimal(0)
+    return (product.price - product.sale_price) / product.price
+
+
+def _nearest_to_range(products: list[Product], asked: Constraints) -> list[Product]:
+    """After dropping a price range: the products whose price comes nearest to it first."""
+    low = asked.min_price if asked.min_price is not None else Decimal(0)
+    high = asked.max_price if asked.max_price is not None else low
+
+    def distance(p: Product) -> Decimal:
+        price = p.current_price
+        return low - price if price < low else (price - high if price > high else Decimal(0))
+
+    return sorted(products, key=distance)
+
+
+def _without(constraints: Constraints, names: tuple[str, ...]) -> Constraints:
+    changes: dict[str, Any] = {}
+    for name in names:
+        value = getattr(constraints, name)
+        if value in (None, "", ()):
+            continue
+        changes[name] = (
+            None
+            if name in ("min_price", "max_price", "around", "in_stock", "on_sale")
+            else type(value)()
+        )
+    if "max_price" in changes or "around" in changes:
+        changes.setdefault("sort", SORT_CHEAPEST if constraints.max_price is not None else "")
+    if "min_price" in changes and constraints.max_price is None:
+        changes["sort"] = SORT_CHEAPEST
+    return replace(constraints, **changes) if changes else constraints
+
+
+def find(
+    *,
+    organization: Organization,
+    vocabulary: Vocabulary,
+    constraints: Constraints,
+    store: Store | None,
+    offset: int = 0,
+    exclude_item_ids: tuple[str, ...] = (),
+) -> Found:
+    """The best products for `constraints`; if none, the nearest with relaxed constraints."""
+    products, total, terms, unmatched = search_once(
+        organization=organization,
+        vocabulary=vocabulary,
+        constraints=constraints,
+        store=store,
+        offset=offset,
+        exclude_item_ids=exclude_item_ids,
+    )
+    if products or offset:
+        return Found(
+            constraints=constraints,
+            used=constraints,
+            products=rank(products, constraints),
+            total=total,
+            searched_terms=terms,
+            unmatched_terms=unmatched,
+        )
+    used = constraints
+    relaxed: list[str] = []
+    for label, names in _RELAXATIONS:
+        loosened = _without(used, names)
+        if loosened == used:
+            continue
+        used = loosened
+        relaxed.append(label)
+        if label == "price" and constraints.min_price is not None and constraints.max_price is None:
+            # "over 5,000" relaxed: the priciest below it come nearest.
+            used = replace(used, sort=SORT_PRICIEST)
+        products, total, terms, unmatched = search_once(
+            organization=organization,
+            vocabulary=vocabulary,
+            constraints=used,
+            store=store,
+            exclude_item_ids=exclude_item_ids,
+        )
+        if products:
+            ranked = rank(products, used)
+            if label == "price" and (constraints.min_price is not None or constraints.around):
+                ranked = _nearest_to_range(ranked, constraints)
+            return Found(
+                constraints=constraints,
+                used=used,
+                products=ranked,
+                total=total,
+                relaxed=relaxed,
+                searched_terms=terms,
+                unmatched_terms=unmatched,
+            )
+    return Found(
+        constraints=constraints,
+        used=constraints,
+        products=[],
+        total=0,
+        relaxed=[],
+        searched_terms=terms,
+        unmatched_terms=unmatched,
+    )

@@ -1,0 +1,538 @@
+"""The shop assistant's fixed vocabulary: words for colours, sizes, materials, intents.
+
+Catalog-specific words (brands, categories, attribute values) come from
+`vocabulary.py`; these lists only say which words *may* mean a colour, a size or a wish.
+"""
+
+from __future__ import annotations
+
+import re
+
+COLORS = frozenset(
+    [
+        "black",
+        "white",
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "pink",
+        "purple",
+        "orange",
+        "brown",
+        "grey",
+        "gray",
+        "silver",
+        "gold",
+        "golden",
+        "beige",
+        "navy",
+        "tan",
+        "ivory",
+        "cream",
+        "maroon",
+        "burgundy",
+        "olive",
+        "teal",
+        "turquoise",
+        "khaki",
+        "charcoal",
+        "lilac",
+        "violet",
+        "magenta",
+        "coral",
+        "mint",
+        "plum",
+        "starlight",
+        "rose",
+    ]
+)
+# Spellings that mean the same colour: the catalog's own spelling wins (vocabulary.py).
+COLOR_ALIASES = {"gray": "grey", "grey": "gray", "golden": "gold", "gold": "golden"}
+
+MATERIALS = frozenset(
+    [
+        "leather",
+        "cotton",
+        "wool",
+        "silk",
+        "linen",
+        "denim",
+        "polyester",
+        "steel",
+        "wood",
+        "wooden",
+        "bamboo",
+        "glass",
+        "aluminium",
+        "aluminum",
+        "plastic",
+        "ceramic",
+        "cashmere",
+        "suede",
+        "canvas",
+        "nylon",
+        "rubber",
+        "metal",
+        "carbon",
+        "titanium",
+        "velvet",
+        "porcelain",
+        "marble",
+        "oak",
+        "walnut",
+        "faux",
+    ]
+)
+MATERIAL_ALIASES = {"aluminum": "aluminium", "aluminium": "aluminum", "wood": "wooden"}
+
+# Letter sizes; the shopper's words for them.
+LETTER_SIZES = ("xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "2xl", "3xl")
+SIZE_WORDS = {
+    "extra small": "XS",
+    "small": "S",
+    "medium": "M",
+    "large": "L",
+    "extra large": "XL",
+    "x-large": "XL",
+    "xx-large": "XXL",
+}
+
+GENDER_WORDS = {
+    "men": "male",
+    "mens": "male",
+    "man": "male",
+    "male": "male",
+    "gents": "male",
+    "women": "female",
+    "womens": "female",
+    "woman": "female",
+    "female": "female",
+    "ladies": "female",
+    "lady": "female",
+    "girls": "female",
+    "boys": "male",
+    "unisex": "unisex",
+}
+
+# Shopper words for a catalog category, used only when the target exists in the catalog.
+CATEGORY_SYNONYMS = {
+    "phone": ("smartphones", "phones", "mobile phones"),
+    "phones": ("smartphones", "phones", "mobile phones"),
+    "smartphone": ("smartphones",),
+    "cellphone": ("smartphones", "phones"),
+    "mobile": ("smartphones", "mobile phones"),
+    "mobiles": ("smartphones", "mobile phones"),
+    "laptop": ("laptops", "notebooks"),
+    "notebook": ("laptops", "notebooks"),
+    "computer": ("laptops", "computers"),
+    "perfume": ("perfumes", "fragrances"),
+    "perfumes": ("perfumes", "fragrances"),
+    "fragrance": ("fragrances", "perfumes"),
+    "scent": ("fragrances", "perfumes"),
+    "cologne": ("fragrances", "perfumes"),
+    "tablet": ("tablets",),
+    "sofa": ("sofas",),
+    "couch": ("sofas",),
+    "bike": ("motorcycles", "bicycles"),
+    "motorbike": ("motorcycles",),
+    "motorcycle": ("motorcycles",),
+    "car": ("vehicle", "cars"),
+    "cars": ("vehicle", "cars"),
+    "sunglass": ("sunglasses",),
+    "shades": ("sunglasses",),
+    "groceries": ("groceries",),
+    "grocery": ("groceries",),
+    "food": ("groceries",),
+    "fruit": ("fruits",),
+    "vegetable": ("vegetables",),
+    "veggies": ("vegetables",),
+    "drink": ("beverages",),
+    "drinks": ("beverages",),
+    "beverage": ("beverages",),
+    "makeup": ("beauty",),
+    "cosmetics": ("beauty",),
+    "furniture": ("furniture",),
+    "watch": ("watches",),
+    "earring": ("womens jewellery",),
+    "earrings": ("womens jewellery",),
+    "jewelry": ("womens jewellery", "jewelry", "jewellery"),
+    "jewellery": ("womens jewellery", "jewellery", "jewelry"),
+    "headphones": ("headphones", "audio"),
+    "dress": ("womens dresses", "dresses"),
+    "dresses": ("womens dresses", "dresses"),
+    "handbag": ("womens bags", "bags"),
+    "handbags": ("womens bags", "bags"),
+    "bag": ("womens bags", "bags"),
+    "bags": ("womens bags", "bags"),
+    "sneakers": ("sneakers", "footwear"),
+    "sneaker": ("sneakers", "footwear"),
+    "trainers": ("sneakers", "footwear"),
+    "shoes": ("footwear", "shoes"),
+    "shoe": ("footwear", "shoes"),
+    "footwear": ("footwear",),
+    "shirt": ("shirts", "mens shirts"),
+    "shirts": ("shirts", "mens shirts"),
+    "tops": ("tops",),
+    "kitchen": ("kitchen accessories",),
+    "skincare": ("skin care",),
+    "sports": ("sports accessories", "sports equipment"),
+}
+
+# Words that say nothing about which product is wanted.
+FILLER_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "with",
+        "from",
+        "by",
+        "about",
+        "into",
+        "than",
+        "then",
+        "as",
+        "is",
+        "are",
+        "be",
+        "was",
+        "were",
+        "am",
+        "been",
+        "being",
+        "do",
+        "does",
+        "did",
+        "have",
+        "has",
+        "had",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "our",
+        "you",
+        "your",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "them",
+        "they",
+        "there",
+        "here",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "why",
+        "how",
+        "can",
+        "could",
+        "would",
+        "should",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "must",
+        "please",
+        "pls",
+        "plz",
+        "show",
+        "see",
+        "find",
+        "get",
+        "give",
+        "tell",
+        "want",
+        "wanted",
+        "need",
+        "needs",
+        "looking",
+        "look",
+        "searching",
+        "search",
+        "buy",
+        "purchase",
+        "order",
+        "recommend",
+        "recommendation",
+        "recommendations",
+        "suggest",
+        "suggestion",
+        "suggestions",
+        "something",
+        "anything",
+        "some",
+        "any",
+        "thing",
+        "things",
+        "item",
+        "items",
+        "product",
+        "products",
+        "stuff",
+        "option",
+        "options",
+        "choice",
+        "choices",
+        "one",
+        "ones",
+        "kind",
+        "sort",
+        "type",
+        "like",
+        "also",
+        "too",
+        "just",
+        "only",
+        "really",
+        "very",
+        "good",
+        "nice",
+        "great",
+        "maybe",
+        "perhaps",
+        "else",
+        "other",
+        "another",
+        "got",
+        "have",
+        "offer",
+        "sell",
+        "selling",
+        "carry",
+        "available",
+        "availability",
+        "shop",
+        "store",
+        "catalog",
+        "catalogue",
+        "range",
+        "selection",
+        "let",
+        "lets",
+        "know",
+        "think",
+        "hey",
+        "hi",
+        "hello",
+        "yes",
+        "no",
+        "ok",
+        "okay",
+        "im",
+        "i'm",
+        "id",
+        "i'd",
+        "ive",
+        "i've",
+        "gift",
+        "gifts",
+        "present",
+        "idea",
+        "ideas",
+        "new",
+        "all",
+        "every",
+        "per",
+        "each",
+        "much",
+        "many",
+        "more",
+        "most",
+        "less",
+        "least",
+        "few",
+        "list",
+        "browse",
+        "check",
+        "interested",
+        "trying",
+        "try",
+        "around",
+        "price",
+        "priced",
+        "prices",
+        "cost",
+        "costs",
+        "costing",
+        "pay",
+        "spend",
+        "money",
+        "budget",
+        "under",
+        "below",
+        "over",
+        "above",
+        "between",
+        "dollars",
+        "dollar",
+        "euros",
+        "euro",
+        "eur",
+        "usd",
+        "bucks",
+        "pounds",
+        "gbp",
+        "quid",
+        "cheaper",
+        "pricier",
+        "bit",
+        "little",
+        "lot",
+        "lots",
+        "please",
+        "thanks",
+        "thank",
+        "something's",
+        "what's",
+        "whats",
+        "compare",
+        "comparison",
+        "versus",
+        "vs",
+        "difference",
+        "differences",
+        "between",
+        "similar",
+        "alternative",
+        "alternatives",
+        "instead",
+        "cheaper",
+        "expensive",
+    ]
+)
+
+GREETINGS = re.compile(
+    r"^\s*(hi|hello|hey|heya|hiya|howdy|yo|good (morning|afternoon|evening|day)|greetings|hallo|"
+    r"bonjour|hola|moin|servus)\b"
+)
+THANKS = re.compile(
+    r"\b(thanks|thank you|thank u|thx|ty|cheers|appreciate it|much appreciated|great help|"
+    r"perfect|awesome|that helps|that's helpful|helpful)\b"
+)
+GOODBYE = re.compile(
+    r"\b(bye|goodbye|good bye|see you|see ya|have a nice day|that's all|that is all)\b"
+)
+HOW_ARE_YOU = re.compile(r"\b(how are you|how's it going|how are things|how do you do)\b")
+WHO_ARE_YOU = re.compile(
+    r"\b(who are you|what are you|are you a (bot|robot|human|person|ai)|your name|"
+    r"what can you do|how can you help|what do you do|help me|^help$|how does this work)\b"
+)
+# Questions a shop assistant is not there for.
+OUT_OF_SCOPE = re.compile(
+    r"\b(weather|forecast|news|politic\w*|election|president|prime minister|joke|poem|story|"
+    r"song|lyrics|recipe|capital of|meaning of life|football score|match result|stock market|"
+    r"bitcoin|crypto\w*|homework|translate|write (me )?(a|an|some)|code|programming|python|"
+    r"javascript|horoscope|lottery|who won|movie|film|tv show|date today|what time is it|"
+    r"time is it|tell me about yourself|girlfriend|boyfriend|marry me|love you)\b"
+)
+
+IN_STOCK = re.compile(
+    r"\b(in stock|in-stock|available now|available today|ready to ship|ships today|"
+    r"can i get (it|one) today|on hand|not sold out|only available|available ones|"
+    r"that are available|which are available|currently available)\b"
+)
+ON_SALE = re.compile(
+    r"\b(on sale|sale|discount(ed|s)?|deals?|special offers?|offers|promo(tion)?s?|reduced|"
+    r"markdowns?|clearance|bargains?|price drops?|cheaper than usual|any savings)\b"
+)
+CHEAPEST = re.compile(
+    r"\b(cheapest|cheap|lowest[- ]priced?|least expensive|most affordable|affordable|"
+    r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain)\b"
+)
+PRICIEST = re.compile(
+    r"\b(most expensive|priciest|highest[- ]priced?|most premium|luxury|luxurious|premium|"
+    r"high[- ]end|top[- ]end|fanciest|expensive)\b"
+)
+BEST = re.compile(
+    r"\b(best|top|finest|greatest|recommended|most popular|popular|top[- ]rated|highest rated|"
+    r"what would you recommend|which one should i)\b"
+)
+CHEAPER = re.compile(
+    r"\b(cheaper|less expensive|lower[- ]priced|more affordable|lower price|too expensive|"
+    r"too pricey|too much|over my budget|can't afford|cannot afford|something less)\b"
+)
+PRICIER = re.compile(
+    r"\b(more expensive|pricier|higher[- ]end|more premium|better quality|higher quality|"
+    r"something better|fancier|nicer ones?)\b"
+)
+SHOW_MORE = re.compile(
+    r"\b(show (me )?more|more (options|results|products|items|ones|of (them|those|these))|"
+    r"any (more|others|other options)|other options|what else|anything else|next (ones|page)|"
+    r"see more|load more|more please|keep going|others\??$|more$)\b"
+)
+SIMILAR = re.compile(
+    r"\b(similar|alternatives?|something like (it|this|that)|like this one|like that one|"
+    r"instead of (it|this|that)|other options like|comparable|equivalent|same kind)\b"
+)
+COMPARE = re.compile(
+    r"\b(compare|comparison|versus|vs\.?|difference|differ|better than|which is better|"
+    r"which (one )?is (cheaper|better|more expensive|the cheapest|best)|"
+    r"which should i (buy|get|choose))\b"
+)
+DETAILS = re.compile(
+    r"\b(tell me (more )?about|more (info|information|details) (about|on)|details (of|on|about)|"
+    r"describe|what is (it|this|that)|what's (it|this|that)|what is the|info on|"
+    r"learn more about|more about|features of|specs of|what kind of|about the|"
+    r"what does (it|this) (do|look like)|is it good|is this good|worth it)\b"
+)
+AVAILABILITY = re.compile(
+    r"\b(in stock|available|availability|stock|sold out|out of stock|have (it|one|any)|"
+    r"left|pick (it )?up|pickup|collect|in store|at the store|get it today|how many|"
+    r"do you have (it|this|that|any)|can i buy|can i get)\b"
+)
+PRICE_QUESTION = re.compile(
+    r"\b(how much|price|cost|costs|on sale|discount|deal|cheaper|reduced|offer|what does it cost|"
+    r"is it expensive|pricing|promotion)\b"
+)
+SIZE_QUESTION = re.compile(r"\b(sizes?|fit|fits|come in|comes in|available in|does it come)\b")
+COLOR_QUESTION = re.compile(r"\b(colou?rs?|shades?|come in|comes in|available in)\b")
+MATERIAL_QUESTION = re.compile(
+    r"\b(made of|made from|material|fabric|what is it made|composition)\b"
+)
+BRAND_QUESTION = re.compile(
+    r"\b(brand|who makes|made by|manufacturer|who produces|which company|maker)\b"
+)
+CATEGORY_QUESTION = re.compile(r"\b(what (kind|type) of product|which category|what category)\b")
+# Words that point back at a product already in the conversation.
+PRONOUNS = re.compile(
+    r"\b(it|this|that|this one|that one|the product|this product|this item|the item)\b"
+)
+PLURAL_REFERENCE = re.compile(r"\b(them|those|these|they|both|the two|ones)\b")
+
+ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "fifth": 5,
+    "5th": 5,
+    "sixth": 6,
+    "6th": 6,
+    "last": -1,
+}
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}

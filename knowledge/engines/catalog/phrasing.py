@@ -1,0 +1,213 @@
+"""Sentences of the catalog engine's replies: how a search, a product and a reason read.
+
+Only catalog values and the shopper's own numbers appear in the text (contract §8), so every
+figure here comes from a Product, a StoreInventory row or the shopper's constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+
+from knowledge.engines.catalog.snapshots import discount_percent, money, stock_of
+from knowledge.engines.catalog.understanding import (
+    SORT_BEST,
+    SORT_CHEAPEST,
+    SORT_PRICIEST,
+    Constraints,
+    singular,
+)
+from knowledge.models import Availability, Product, Store, StoreInventory
+
+
+def join(items: Sequence[str], word: str = "and") -> str:
+    items = [i for i in items if i]
+    if not items:
+        return ""
+    if len(items) == 1:
+        return items[0]
+    return f"{', '.join(items[:-1])} {word} {items[-1]}"
+
+
+def amount(value: Decimal | None, currency: str) -> str:
+    if value is None:
+        return ""
+    if value == value.to_integral_value():
+        text = f"{int(value):,}"
+        symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper(), "")
+        return f"{symbol}{text}" if symbol else f"{text} {currency.upper()}".strip()
+    return money(value, currency) if currency else f"{value:,.2f}"
+
+
+def price_phrase(c: Constraints, currency: str) -> str:
+    if c.around is not None:
+        return f"around {amount(c.around, currency)}"
+    if c.min_price is not None and c.max_price is not None:
+        return f"between {amount(c.min_price, currency)} and {amount(c.max_price, currency)}"
+    if c.max_price is not None and c.max_exclusive:
+        return f"cheaper than {amount(c.max_price, currency)}"
+    if c.max_price is not None:
+        return f"under {amount(c.max_price, currency)}"
+    if c.min_price is not None:
+        return f"over {amount(c.min_price, currency)}"
+    return ""
+
+
+def subject_phrase(c: Constraints, count: int | None = None) -> str:
+    """What is searched for: "smartphones", "leather bags"; singular when `count` is 1."""
+    if c.category:
+        subject = c.category.split(">")[-1].strip().lower()
+    elif c.terms:
+        subject = " ".join(c.terms)
+        if count != 1:
+            subject = plural(subject)
+    elif c.brands and count == 1:
+        return ""  # "our most affordable Rolex"
+    else:
+        subject = "products"
+    if c.terms and c.category and not set(c.terms) & set(subject.split()):
+        subject = f"{' '.join(c.terms)} {subject}"
+    if count == 1:
+        head, _, last = subject.rpartition(" ")
+        subject = f"{head} {singular(last)}".strip()
+    return subject
+
+
+def plural(text: str) -> str:
+    head, _, last = text.rpartition(" ")
+    if not last or last[-1].isdigit() or last.endswith("s"):
+        return text
+    if last.endswith(("ch", "sh", "x")):
+        last += "es"
+    elif last.endswith("y") and last[-2:-1] not in "aeiou":
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}".strip()
+
+
+def describe(
+    c: Constraints, currency: str = "", *, with_sort: bool = True, count: int | None = None
+) -> str:
+    """The search in words: "black Nike shoes under $100, on sale, not Apple"."""
+    words: list[str] = []
+    if with_sort and c.sort == SORT_CHEAPEST:
+        words.append("cheapest")
+    elif with_sort and c.sort == SORT_PRICIEST:
+        words.append("most expensive")
+    elif with_sort and c.sort == SORT_BEST:
+        words.append("top")
+    words += [x.lower() for x in c.colors]
+    words += [x.lower() for x in c.materials]
+    words += list(c.brands[:1]) if len(c.brands) == 1 else []
+    words.append(subject_phrase(c, count))
+    text = " ".join(w for w in words if w)
+    if len(c.brands) > 1:
+        text += f" from {join(list(c.brands), 'or')}"
+    if c.genders:
+        text += f" for {join([g.lower() for g in c.genders], 'or')}"
+    if c.sizes:
+        text += f" in size {join(list(c.sizes), 'or')}"
+    extras = [price_phrase(c, currency)]
+    if c.on_sale:
+        extras.append("on sale")
+    if c.in_stock:
+        extras.append("in stock")
+    if c.exclude_brands:
+        extras.append(f"not from {join(list(c.exclude_brands), 'or')}")
+    extras = [e for e in extras if e]
+    if extras:
+        text += " " + ", ".join(extras)
+    return text
+
+
+def stock_phrase(product: Product, store: Store | None, row: StoreInventory | None) -> str:
+    status, quantity = stock_of(product, store, row)
+    where = f" at {store.name or store.code}" if store is not None else ""
+    if status == Availability.IN_STOCK:
+        if quantity:
+            return f"in stock{where} ({quantity} available)"
+        return f"in stock{where}"
+    if status == Availability.PREORDER:
+        return "available to pre-order"
+    if status == Availability.BACKORDER:
+        return "on backorder"
+    return f"out of stock{where}"
+
+
+def price_text(product: Product) -> str:
+    percent = discount_percent(product)
+    now = money(product.current_price, product.currency)
+    if percent:
+        return f"{now} ({percent}% off, was {money(product.price, product.currency)})"
+    return now
+
+
+def name_of(product: Product) -> str:
+    title = product.title
+    if product.brand and product.brand.lower() not in title.lower():
+        return f"{title} by {product.brand}"
+    return title
+
+
+def reasons(
+    product: Product,
+    c: Constraints,
+    *,
+    store: Store | None,
+    row: StoreInventory | None,
+    cheapest: bool,
+    priciest: bool,
+) -> list[str]:
+    """Why a product fits the shopper's search, most telling first."""
+    found: list[str] = []
+    currency = product.currency
+    if c.sort == SORT_CHEAPEST and cheapest:
+        found.append("the lowest price of the matches")
+    elif c.sort == SORT_PRICIEST and priciest:
+        found.append("the most premium of the matches")
+    elif c.sort == SORT_BEST and priciest:
+        found.append("our top of the range")
+    if c.max_price is not None and c.max_exclusive:
+        found.append(f"cheaper than {amount(c.max_price, currency)}")
+    elif c.max_price is not None and c.min_price is None and c.around is None:
+        found.append(f"within your {amount(c.max_price, currency)} budget")
+    elif c.around is not None:
+        found.append(f"close to your {amount(c.around, currency)}")
+    elif c.min_price is not None and c.max_price is not None:
+        found.append(
+            f"in your {amount(c.min_price, currency)}-{amount(c.max_price, currency)} range"
+        )
+    if c.brands:
+        found.append(f"from {product.brand}")
+    attributes = [v.lower() for v in (*c.colors, *c.materials)]
+    if attributes:
+        found.append(f"matches {join(attributes)}")
+    percent = discount_percent(product)
+    if percent:
+        found.append(f"on sale, {percent}% off")
+    status, _ = stock_of(product, store, row)
+    if (
+        status == Availability.IN_STOCK and (store is not None or c.in_stock)
+    ) or status == Availability.OUT_OF_STOCK:
+        found.append(stock_phrase(product, store, row))
+    if not found and c.terms:
+        found.append(f'matches "{" ".join(c.terms)}"')
+    if not found and c.category:
+        found.append(f"from our {c.category.split('>')[-1].strip().lower()} range")
+    return found
+
+
+def recommendation_text(reasons_found: Sequence[str]) -> str:
+    if not reasons_found:
+        return ""
+    text = "; ".join(reasons_found)
+    return text[0].upper() + text[1:] + "."
+
+
+def product_line(product: Product, why: Sequence[str]) -> str:
+    line = f"- {name_of(product)}: {price_text(product)}"
+    shown = [w for w in why if not w.startswith("on sale")][:2]
+    if shown:
+        line += f", {join(shown)}"
+    return line + "."

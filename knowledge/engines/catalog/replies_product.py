@@ -1,0 +1,347 @@
+"""Replies about particular products: the page's product, "the second one", a named one.
+
+Questions about price, stock (in the shopper's store), sizes and colours across variants,
+material, brand and what a product is are answered from the catalog through the
+`get_product`, `check_availability` and `compare_products` tools.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from knowledge.engines.catalog import phrasing as ph
+from knowledge.engines.catalog import suggestions as sg
+from knowledge.engines.catalog.draft import Draft, Item
+from knowledge.engines.catalog.snapshots import discount_percent, inventory_for, money
+from knowledge.engines.catalog.streaming import ToolCalls
+from knowledge.engines.catalog.tools import (
+    ToolContext,
+    check_availability,
+    compare_products,
+    get_product,
+)
+from knowledge.engines.catalog.understanding import Understanding, singular
+from knowledge.models import Availability, Product, Store, StoreInventory
+
+ASPECT_ORDER = ("sizes", "colors", "material", "availability", "price", "brand", "category")
+
+
+def aspects_of(u: Understanding) -> list[str]:
+    asked = set(u.asks)
+    if u.asked_size:
+        asked.add("sizes")
+    if u.asked_color and ("colors" in asked or "sizes" in asked or u.pronoun):
+        asked.add("colors")
+    if "sizes" in asked and "colors" in asked and not u.asked_color:
+        # "does it come in L?" reads as both; a size was named, so it is about sizes.
+        asked.discard("colors") if u.asked_size else asked.discard("sizes")
+    if "cheaper" in asked:
+        asked.add("price")
+    found = [a for a in ASPECT_ORDER if a in asked]
+    return found or ["details"]
+
+
+def _where(store: Store) -> str:
+    return store.name or store.code
+
+
+def _location_text(location: Any) -> str:
+    if not isinstance(location, list):
+        return ""
+    parts = [
+        f"{item.get('key')} {item.get('value')}"
+        for item in location
+        if isinstance(item, dict) and item.get("key") and item.get("value")
+    ]
+    return ", ".join(parts)
+
+
+def availability_sentences(
+    product: Product, rows: list[StoreInventory], store: Store | None
+) -> list[str]:
+    name = product.title
+    sentences: list[str] = []
+    in_stores = [
+        r for r in rows if r.availability == Availability.IN_STOCK and (r.quantity or 0) > 0
+    ]
+    if store is not None:
+        row = next((r for r in rows if r.store_id == store.pk), None)
+        if row is not None and row.availability == Availability.IN_STOCK:
+            count = f" ({row.quantity} available)" if row.quantity else ""
+            where = _location_text(row.location)
+            sentences.append(
+                f"Yes, the {name} is in stock at {_where(store)}{count}"
+                + (f"; you'll find it at {where}." if where else ".")
+            )
+            return sentences
+        sentences.append(f"The {name} is currently out of stock at {_where(store)}.")
+        others = [r for r in in_stores if r.store_id != store.pk][:3]
+        if others:
+            sentences.append(
+                "It is available at "
+                + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in others])
+                + "."
+            )
+        elif product.availability == Availability.IN_STOCK:
+            sentences.append("You can still order it online.")
+        return sentences
+    status = product.availability
+    if status == Availability.IN_STOCK:
+        count = f" ({product.quantity} available)" if product.quantity else ""
+        sentences.append(f"Yes, the {name} is in stock{count}.")
+    elif status == Availability.PREORDER:
+        sentences.append(f"The {name} is available to pre-order.")
+    elif status == Availability.BACKORDER:
+        sentences.append(f"The {name} is on backorder: you can order it now and it ships later.")
+    else:
+        sentences.append(f"Sorry, the {name} is out of stock online right now.")
+    if in_stores:
+        sentences.append(
+            "In our stores: "
+            + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in in_stores[:3]])
+            + "."
+        )
+    return sentences
+
+
+def price_sentences(product: Product) -> list[str]:
+    now = money(product.current_price, product.currency)
+    percent = discount_percent(product)
+    if percent:
+        sentences = [
+            f"The {product.title} is on sale for {now}: {percent}% off the regular "
+            f"{money(product.price, product.currency)}."
+        ]
+    else:
+        sentences = [f"The {product.title} costs {now}. It isn't on sale at the moment."]
+    if product.price_info:
+        sentences.append(f"Price details: {product.price_info}.")
+    return sentences
+
+
+def _values(variants: list[Product], attribute: str) -> list[str]:
+    return list(dict.fromkeys(getattr(v, attribute) for v in variants if getattr(v, attribute)))
+
+
+def variant_sentences(
+    product: Product, variants: list[Product], attribute: str, asked: str
+) -> tuple[list[str], Product | None]:
+    """Sizes or colours across the product's variants; the variant asked for, if any."""
+    label = "size" if attribute == "size" else "colour"
+    values = _values(variants, attribute)
+    name = product.title
+    if not values:
+        return [f"The catalog doesn't list {label}s for the {name}."], None
+    if asked:
+        matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
+        if matching:
+            variant = matching[0]
+            stock = ph.stock_phrase(variant, None, None)
+            price = money(variant.current_price, variant.currency)
+            text = (
+                f"Yes, the {name} comes in {label} {getattr(variant, attribute)}: {price}, {stock}."
+            )
+            if stock.startswith("out of stock"):
+                others = [
+                    getattr(v, attribute)
+                    for v in variants
+                    if v.availability == Availability.IN_STOCK and getattr(v, attribute)
+                ]
+                if others:
+                    text += f" In stock right now: {ph.join(list(dict.fromkeys(others)))}."
+            return [text], variant
+        return [
+            f"Sorry, the {name} doesn't come in {label} {asked}. "
+            f"It's available in {ph.join(values)}."
+        ], None
+    plural = f"{label}s" if len(values) > 1 else label
+    in_stock = [getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK]
+    text = f"The {name} comes in {plural} {ph.join(values)}."
+    missing = [value for value in values if value not in in_stock]
+    if missing and in_stock:
+        text += f" Currently out of stock: {ph.join(missing)}."
+    return [text], None
+
+
+def material_sentences(product: Product) -> list[str]:
+    if product.material:
+        return [f"The {product.title} is made of {product.material.lower()}."]
+    quote = description_quote(product, ["made", "material", "leather", "cotton", "steel", "wood"])
+    if quote:
+        return [f"The catalog doesn't list a material, but the description says: “{quote}”"]
+    return [f"The catalog doesn't say what the {product.title} is made of."]
+
+
+def description_quote(product: Product, words: list[str]) -> str:
+    sentences = re.split(r"(?<=[.!?])\s+", product.description or "")
+    stems = [singular(w.lower()) for w in words if len(w) > 2]
+    for sentence in sentences:
+        lowered = sentence.lower()
+        if any(stem in lowered for stem in stems):
+            return sentence.strip()
+    return ""
+
+
+def details_sentences(product: Product, variants: list[Product], u: Understanding) -> list[str]:
+    kind = product.category.split(">")[0].strip().lower() if product.category else ""
+    sentences = [
+        f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
+    ]
+    asked = [w for w in u.constraints.terms if w not in product.title.lower()]
+    quote = description_quote(product, asked) if asked else ""
+    if quote:
+        sentences.append(f"About that, the description says: “{quote}”")
+    elif asked and not quote and product.description:
+        sentences.append(
+            f"The catalog doesn't say anything about {' '.join(asked)}, but here's what it says:"
+        )
+    if product.description and not quote:
+        sentences.append(product.description.strip())
+    attributes = [
+        f"{label} {value}"
+        for label, value in (
+            ("colour", product.color),
+            ("size", product.size),
+            ("material", product.material.lower()),
+        )
+        if value
+    ]
+    if attributes:
+        sentences.append(f"This one is {ph.join(attributes)}.")
+    sizes, colors = _values(variants, "size"), _values(variants, "color")
+    if len(sizes) > 1:
+        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+    if len(colors) > 1:
+        sentences.append(f"It comes in {ph.join([c.lower() for c in colors])}.")
+    sentences.append(
+        f"It costs {ph.price_text(product)} and is {ph.stock_phrase(product, None, None)}."
+    )
+    return sentences
+
+
+def product_reply(
+    context: ToolContext,
+    tools: ToolCalls,
+    products: list[Product],
+    u: Understanding,
+    *,
+    store: Store | None,
+) -> Draft:
+    """Answers `u` about each of `products` (one, or a few for "are they in stock?")."""
+    aspects = aspects_of(u)
+    sentences: list[str] = []
+    items: list[Item] = []
+    variants: list[Product] = []
+    for product in products[:4]:
+        shown = product
+        if "details" in aspects or {"sizes", "colors", "price"} & set(aspects):
+            _, variants = tools.run(
+                "get_product",
+                {"gtin": product.gtin or product.item_id},
+                lambda p=product: get_product(context, product=p),
+                lambda result: result[0],
+            )
+        if "sizes" in aspects:
+            lines, variant = variant_sentences(product, variants, "size", u.asked_size)
+            sentences += lines
+            shown = variant or product
+        if "colors" in aspects:
+            lines, variant = variant_sentences(product, variants, "color", u.asked_color)
+            sentences += lines
+            shown = variant or shown
+        if "material" in aspects:
+            sentences += material_sentences(product)
+        if "availability" in aspects:
+            _, rows = tools.run(
+                "check_availability",
+                {
+                    "gtin": product.gtin or product.item_id,
+                    **({"store": store.code} if store else {}),
+                },
+                lambda p=product: check_availability(context, product=p, store=store),
+                lambda result: result[0],
+            )
+            sentences += availability_sentences(product, rows, store)
+        if "price" in aspects:
+            sentences += price_sentences(product)
+        if "brand" in aspects:
+            sentences.append(
+                f"The {product.title} is made by {product.brand}."
+                if product.brand
+                else f"The catalog doesn't list a brand for the {product.title}."
+            )
+        if "category" in aspects:
+            sentences.append(
+                f"The {product.title} is in our {product.category} category."
+                if product.category
+                else f"The {product.title} has no category in the catalog."
+            )
+        if "details" in aspects:
+            sentences += details_sentences(product, variants, u)
+        items.append(Item(product=shown, reasons=[]))
+    rows_by_product = inventory_for([i.product for i in items], context.store)
+    for item in items:
+        item.reasons = ph.reasons(
+            item.product,
+            u.constraints,
+            store=context.store,
+            row=rows_by_product.get(item.product.pk),
+            cheapest=False,
+            priciest=False,
+        ) or ["The product you asked about"]
+    return Draft(
+        text=" ".join(sentences),
+        items=items,
+        suggestions=sg.product_suggestions(
+            product=products[0],
+            variants=variants or [products[0]],
+            answered=set(aspects),
+            vocabulary=context.vocabulary,
+        )
+        if len(products) == 1
+        else sg.compare_suggestions(context.vocabulary),
+    )
+
+
+def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product]) -> Draft:
+    gtins = [p.gtin or p.item_id for p in products]
+    tools.run(
+        "compare_products",
+        {"gtins": gtins},
+        lambda: compare_products(context, products=products),
+        lambda result: result,
+    )
+    rows = inventory_for(products, context.store)
+    lines = ["Here's how they compare:"]
+    for product in products:
+        stock = ph.stock_phrase(product, context.store, rows.get(product.pk))
+        brand = (
+            f" ({product.brand})"
+            if product.brand and product.brand.lower() not in product.title.lower()
+            else ""
+        )
+        category = product.category.split(">")[-1].strip().lower() if product.category else ""
+        extra = f", {category}" if category else ""
+        lines.append(f"- {product.title}{brand}: {ph.price_text(product)}, {stock}{extra}.")
+    cheapest = min(products, key=lambda p: p.current_price)
+    priciest = max(products, key=lambda p: p.current_price)
+    if cheapest.current_price != priciest.current_price:
+        lines.append(
+            f"The {cheapest.title} is the more affordable choice; the {priciest.title} is the premium one."
+        )
+    else:
+        lines.append("They cost the same.")
+    on_sale = [p.title for p in products if discount_percent(p)]
+    if on_sale:
+        lines.append(f"On sale right now: {ph.join(on_sale)}.")
+    items = [
+        Item(
+            product=p,
+            reasons=["The lower price of the two" if p is cheapest else "Compared at your request"],
+        )
+        for p in products
+    ]
+    return Draft(
+        text="\n".join(lines), items=items, suggestions=sg.compare_suggestions(context.vocabulary)
+    )

@@ -1,0 +1,295 @@
+"""Replies that search the catalog: a search, "show more", "something similar but cheaper".
+
+Each runs the `search_products` tool (published as events) and writes the reply from what
+the catalog returned; when nothing matched it names the constraint it relaxed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from knowledge.engines.catalog import phrasing as ph
+from knowledge.engines.catalog import suggestions as sg
+from knowledge.engines.catalog.dialogue import ConversationState
+from knowledge.engines.catalog.draft import Draft, Item
+from knowledge.engines.catalog.finding import Found, constraints_json
+from knowledge.engines.catalog.snapshots import inventory_for
+from knowledge.engines.catalog.streaming import ToolCalls
+from knowledge.engines.catalog.tools import ToolContext, product_summary, search_products
+from knowledge.engines.catalog.understanding import (
+    SORT_BEST,
+    SORT_CHEAPEST,
+    SORT_PRICIEST,
+    Constraints,
+)
+from knowledge.models import Product
+
+
+def run_search(
+    context: ToolContext,
+    tools: ToolCalls,
+    constraints: Constraints,
+    *,
+    offset: int = 0,
+    exclude_item_ids: tuple[str, ...] = (),
+) -> tuple[Found, list[Product]]:
+    """The `search_products` tool call; returns the outcome and the products to show."""
+    limit = context.chatbot.max_products or 4
+    args: dict[str, Any] = constraints_json(constraints)
+    if offset:
+        args["offset"] = offset
+    if exclude_item_ids:
+        args["excludeItemIds"] = list(exclude_item_ids)
+    if context.store is not None:
+        args["store"] = context.store.code
+
+    def response(found: Found) -> dict[str, Any]:
+        return {
+            "total": found.total,
+            "filtersApplied": constraints_json(found.used),
+            "filtersRelaxed": found.relaxed,
+            "searchedTerms": found.searched_terms,
+            "products": [product_summary(p) for p in found.products[:limit]],
+        }
+
+    found = tools.run(
+        "search_products",
+        args,
+        lambda: search_products(
+            context, constraints=constraints, offset=offset, exclude_item_ids=exclude_item_ids
+        ),
+        response,
+    )
+    return found, found.products[:limit]
+
+
+def items_for(
+    context: ToolContext, products: list[Product], used: Constraints, query: str
+) -> list[Item]:
+    rows = inventory_for(products, context.store)
+    cheapest = min((p.current_price for p in products), default=None)
+    priciest = max((p.current_price for p in products), default=None)
+    return [
+        Item(
+            product=p,
+            query=query,
+            reasons=ph.reasons(
+                p,
+                used,
+                store=context.store,
+                row=rows.get(p.pk),
+                cheapest=p.current_price == cheapest,
+                priciest=p.current_price == priciest,
+            ),
+        )
+        for p in products
+    ]
+
+
+def _currency(products: list[Product], fallback: str = "") -> str:
+    return products[0].currency if products else fallback
+
+
+def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
+    currency = _currency(shown)
+    asked_c = found.constraints
+    count = len(shown)
+    are = "is" if count == 1 else "are"
+    if found.relaxed:
+        asked = ph.describe(asked_c, currency)
+        used = ph.describe(found.used, currency, with_sort=False)
+        if found.relaxed == ["price"]:
+            first = shown[0]
+            first_price = ph.money(first.current_price, first.currency)
+            if asked_c.max_price is not None and asked_c.min_price is None:
+                if asked_c.brands and not asked_c.has_subject():
+                    cheapest = f"Our most affordable {asked_c.brands[0]} is"
+                else:
+                    cheapest = f"The most affordable of our {used} is"
+                return (
+                    f"We don't have any {asked} right now. {cheapest} the {first.title} at "
+                    f"{first_price}; here {are} the closest to your budget:"
+                )
+            if asked_c.min_price is not None and asked_c.max_price is None:
+                return f"We don't have any {asked} right now. Our most premium {used} {are}:"
+            return f"We don't have any {asked} right now. The {used} closest to that price {are}:"
+        relaxed = ph.join(found.relaxed)
+        limit = "limit" if len(found.relaxed) == 1 else "limits"
+        return (
+            f"I couldn't find any {asked}. Without the {relaxed} {limit}, the nearest {used} {are}:"
+        )
+    plain = ph.describe(asked_c, currency, with_sort=False)
+    order = {
+        SORT_CHEAPEST: "cheapest",
+        SORT_PRICIEST: "most expensive",
+        SORT_BEST: "top picks",
+    }.get(asked_c.sort, "")
+    if more:
+        return f"Here {are} {count} more {plain}:"
+    if count == 1:
+        return f"I found one match for {plain}:"
+    if found.total > count:
+        pick = f"the {count} {order}" if order and order != "top picks" else f"my top {count}"
+        return f"I found {found.total} {plain}. Here are {pick}:"
+    if order == "top picks":
+        return f"Here are my top picks among our {plain}:"
+    if order:
+        return f"Here are our {plain}, {order} first:"
+    return f"Here are {count} {plain}:"
+
+
+def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:
+    if found.total > shown_so_far:
+        return "Want to see more, or shall I compare two of them?"
+    if len(shown) >= 2:
+        return "Shall I compare two of them or tell you more about one?"
+    return "Would you like more details about it?"
+
+
+def search_reply(
+    context: ToolContext,
+    tools: ToolCalls,
+    constraints: Constraints,
+    *,
+    state: ConversationState,
+    continues: bool,
+) -> Draft:
+    found, shown = run_search(context, tools, constraints)
+    if not shown:
+        return nothing_found(context, constraints, found)
+    query = ph.describe(found.used, _currency(shown))
+    items = items_for(context, shown, found.used, query)
+    lines = [_lead(found, shown, more=False)]
+    lines += [ph.product_line(i.product, i.reasons) for i in items]
+    lines.append(_closing(found, shown, len(shown)))
+    return Draft(
+        text="\n".join(lines),
+        items=items,
+        suggestions=sg.search_suggestions(
+            constraints=found.used,
+            products=shown,
+            total=found.total,
+            shown_so_far=len(shown),
+            vocabulary=context.vocabulary,
+        ),
+    )
+
+
+def nothing_found(context: ToolContext, constraints: Constraints, found: Found) -> Draft:
+    unknown = " ".join(found.unmatched_terms or constraints.terms)
+    if unknown:
+        text = (
+            f'Sorry, I couldn\'t find anything matching "{unknown}" in our catalog. '
+            "Could you describe it differently, or try one of these?"
+        )
+    else:
+        text = (
+            f"Sorry, there are no {ph.describe(constraints, context.vocabulary.currency)} "
+            "in our catalog right now. "
+            "Would one of these help?"
+        )
+    return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
+
+
+def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState) -> Draft:
+    constraints = state.search or Constraints()
+    offset = state.shown_for_search
+    found, shown = run_search(context, tools, constraints, offset=offset)
+    if not shown:
+        text = (
+            f"That's everything I have for "
+            f"{ph.describe(constraints, context.vocabulary.currency)}: you've seen all "
+            f"{found.total}. Want to try something else?"
+        )
+        suggestions = ["Show cheaper ones"] if constraints.sort != SORT_CHEAPEST else []
+        return Draft(
+            text=text, suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary))
+        )
+    query = ph.describe(found.used, _currency(shown))
+    items = items_for(context, shown, found.used, query)
+    lines = [_lead(found, shown, more=True)]
+    lines += [ph.product_line(i.product, i.reasons) for i in items]
+    lines.append(_closing(found, shown, offset + len(shown)))
+    return Draft(
+        text="\n".join(lines),
+        items=items,
+        suggestions=sg.search_suggestions(
+            constraints=found.used,
+            products=shown,
+            total=found.total,
+            shown_so_far=offset + len(shown),
+            vocabulary=context.vocabulary,
+        ),
+    )
+
+
+def similar_reply(
+    context: ToolContext,
+    tools: ToolCalls,
+    base: Product,
+    wishes: Constraints,
+    *,
+    cheaper: bool,
+    pricier: bool,
+) -> Draft:
+    """Alternatives to `base`: its category, optionally cheaper or pricier, never itself."""
+    constraints = replace(
+        wishes,
+        terms=(),
+        category=base.category,
+        sort="",
+        max_price=base.current_price if cheaper else wishes.max_price,
+        max_exclusive=cheaper or wishes.max_exclusive,
+        min_price=base.current_price if pricier else wishes.min_price,
+        min_exclusive=pricier or wishes.min_exclusive,
+        around=None if (cheaper or pricier) else wishes.around,
+    )
+    found, shown = run_search(context, tools, constraints, exclude_item_ids=(base.item_id,))
+    shown = [p for p in shown if not (base.item_group_id and p.item_group_id == base.item_group_id)]
+    if not cheaper and not pricier:
+        shown.sort(key=lambda p: abs(p.current_price - base.current_price))
+    name = ph.name_of(base)
+    if not shown:
+        text = f"I couldn't find anything else like the {name} in our catalog right now."
+        return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
+    query = f"similar to {base.title}" + (
+        ", cheaper" if cheaper else ", pricier" if pricier else ""
+    )
+    # Reasons speak of the shopper's own wishes, not of the internal price bound.
+    items = items_for(context, shown, replace(wishes, terms=()), query)
+    kind = ph.subject_phrase(constraints, 1)
+    now = ph.money(base.current_price, base.currency)
+    if found.relaxed and cheaper:
+        lead = (
+            f"The {name} is already the most affordable {kind} we have at {now}. "
+            "The closest alternatives are:"
+        )
+    elif found.relaxed and pricier:
+        lead = f"The {name} is already our most premium {kind}. Similar options:"
+    elif cheaper:
+        lead = f"Here are alternatives to the {name} (now {now}) that cost less:"
+    elif pricier:
+        lead = f"Here are higher-end alternatives to the {name} (now {now}):"
+    else:
+        lead = f"Here are products similar to the {name}:"
+    for item in items:
+        price = item.product.current_price
+        if price < base.current_price:
+            item.reasons.insert(0, f"cheaper than the {base.title}")
+        elif price > base.current_price:
+            item.reasons.insert(0, f"a step up from the {base.title}")
+        else:
+            item.reasons.insert(0, f"the same price as the {base.title}")
+    lines = [lead] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
+    lines.append("Would you like me to compare one of them with the original?")
+    suggestions = ["Compare the first two"] if len(shown) >= 2 else []
+    suggestions += ["Tell me more about the first one", "Is the first one in stock?"]
+    return Draft(
+        text="\n".join(lines),
+        items=items,
+        suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary)),
+    )
+
+
+__all__ = ["SORT_PRICIEST", "more_reply", "nothing_found", "search_reply", "similar_reply"]

@@ -1,0 +1,109 @@
+"""Follow-up suggestions (2 to 4) that lead somewhere in this catalog.
+
+Every suggestion is a message this engine itself understands and can answer from the
+catalog: they are phrased in the forms `understanding.py` reads ("Compare the first two",
+"Is it in stock?", "Show me laptops") and offered only when the catalog can back them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from knowledge.engines.catalog.snapshots import is_on_sale
+from knowledge.engines.catalog.understanding import SORT_CHEAPEST, Constraints
+from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
+from knowledge.models import Product
+
+MAX_SUGGESTIONS = 4
+
+
+def finish(candidates: Sequence[str], fallback: Sequence[str]) -> list[str]:
+    """2 to 4 distinct suggestions, topped up from `fallback`."""
+    chosen: list[str] = []
+    for text in [*candidates, *fallback]:
+        if text and text.lower() not in {c.lower() for c in chosen}:
+            chosen.append(text)
+        if len(chosen) == MAX_SUGGESTIONS:
+            break
+    return chosen
+
+
+def browse_suggestions(vocabulary: Vocabulary, *, exclude: str = "") -> list[str]:
+    """Starting points from the catalog's own categories."""
+    tops = [
+        c
+        for c in vocabulary.top_categories()
+        if c.lower() != exclude.lower() and phrase(c) not in vocabulary.brands
+    ]
+    # Spread over the catalog rather than taking neighbours in the alphabet.
+    picks = tops[:: max(1, len(tops) // 2)][:2] if tops else []
+    return [f"Show me {top.lower()}" for top in picks] + ["What's on sale?"]
+
+
+def search_suggestions(
+    *,
+    constraints: Constraints,
+    products: Sequence[Product],
+    total: int,
+    shown_so_far: int,
+    vocabulary: Vocabulary,
+) -> list[str]:
+    found: list[str] = []
+    if len(products) >= 2:
+        found.append("Compare the first two")
+    if products:
+        found.append("Tell me more about the first one")
+    if total > shown_so_far:
+        found.append("Show me more")
+    brands = list(dict.fromkeys(p.brand for p in products if p.brand))
+    if len(brands) >= 2 and not constraints.brands:
+        found.append(f"Only {brands[0]}")
+    if any(is_on_sale(p) for p in products) and not constraints.on_sale and len(products) > 1:
+        found.append("Which of these are on sale?")
+    if len(products) >= 2 and constraints.sort != SORT_CHEAPEST:
+        found.append("Show cheaper ones")
+    return finish(found, browse_suggestions(vocabulary, exclude=constraints.category))
+
+
+def product_suggestions(
+    *,
+    product: Product,
+    variants: Sequence[Product],
+    answered: set[str],
+    vocabulary: Vocabulary,
+) -> list[str]:
+    found: list[str] = []
+    if "availability" not in answered:
+        found.append("Is it in stock?")
+    sizes = {v.size for v in variants if v.size}
+    colors = {v.color for v in variants if v.color}
+    if len(sizes) > 1 and "sizes" not in answered:
+        found.append("What sizes does it come in?")
+    if len(colors) > 1 and "colors" not in answered:
+        found.append("What colours does it come in?")
+    if "price" not in answered:
+        found.append("Is it on sale?")
+    found.append("Show me something similar but cheaper")
+    if "details" not in answered:
+        found.append("Tell me more about it")
+    return finish(found, browse_suggestions(vocabulary))
+
+
+def compare_suggestions(vocabulary: Vocabulary) -> list[str]:
+    return finish(
+        [
+            "Tell me more about the first one",
+            "Is the second one in stock?",
+            "Which one is cheaper?",
+        ],
+        browse_suggestions(vocabulary),
+    )
+
+
+def smalltalk_suggestions(vocabulary: Vocabulary, page_product: Product | None) -> list[str]:
+    if page_product is not None:
+        return finish(
+            ["Tell me more about this product", "Is it in stock?", "Show me similar products"],
+            browse_suggestions(vocabulary),
+        )
+    return finish(browse_suggestions(vocabulary), [])

@@ -1,0 +1,274 @@
+"""The assistant's tools as plain functions (contract §5 shows their calls as events).
+
+Each tool takes a `ToolContext` and plain arguments and returns `(toolResponse, data)`: the
+JSON an integrator reads in the event, and the catalog objects the engine keeps working with.
+`tool_run(name=..., args=..., context=...)` is the JSON-in, JSON-out form (the LLM engine's).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from accounts.models import Chatbot, Organization
+from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.engines.base import ReplyRequest
+from knowledge.engines.catalog.finding import Found, constraints_json, find
+from knowledge.engines.catalog.snapshots import discount_percent, stock_of
+from knowledge.engines.catalog.understanding import Constraints
+from knowledge.engines.catalog.vocabulary import Vocabulary, vocabulary_for
+from knowledge.models import Product, Store, StoreInventory
+
+
+class ToolArgumentError(ValueError):
+    """A tool was called with arguments it cannot use."""
+
+
+@dataclass
+class ToolContext:
+    organization: Organization
+    chatbot: Chatbot
+    store: Store | None
+    current_url: str
+    vocabulary: Vocabulary
+
+
+def tool_context_from(request: ReplyRequest) -> ToolContext:
+    return ToolContext(
+        organization=request.organization,
+        chatbot=request.chatbot,
+        store=request.store,
+        current_url=request.current_url,
+        vocabulary=vocabulary_for(request.organization),
+    )
+
+
+def product_summary(product: Product, store: Store | None = None, row=None) -> dict[str, Any]:
+    """What a tool response says about one product (the catalog's values now)."""
+    status, quantity = stock_of(product, store, row)
+    body: dict[str, Any] = {
+        "gtin": product.gtin or product.item_id,
+        "designation": product.title,
+        "brand": product.brand,
+        "price": float(product.current_price),
+        "currency": product.currency,
+        "availability": {"status": status, "quantity": quantity},
+        "url": product.url,
+    }
+    if discount_percent(product):
+        body["regularPrice"] = float(product.price)
+        body["discountPercent"] = discount_percent(product)
+    for name in ("category", "color", "size", "material"):
+        if getattr(product, name):
+            body[name] = getattr(product, name)
+    return body
+
+
+def page_product_find(organization: Organization, url: str) -> Product | None:
+    """The catalog product whose page `url` is, after canonicalization (contract §6, §8)."""
+    try:
+        canonical = canonicalize_url(url)
+    except InvalidUrlError:
+        return None
+    catalog = Product.objects.filter(organization=organization)
+    product = catalog.filter(url=canonical).first()
+    if product is None and "?" in canonical:
+        product = catalog.filter(url=canonical.split("?", 1)[0]).first()
+    return product
+
+
+def products_by_gtin(organization: Organization, gtins: list[str]) -> list[Product]:
+    """Products by GTIN (or item id, the GTIN fallback), in the order asked."""
+    if not gtins:
+        return []
+    rows = list(
+        Product.objects.filter(organization=organization, gtin__in=gtins)
+        | Product.objects.filter(organization=organization, item_id__in=gtins)
+    )
+    by_key: dict[str, Product] = {}
+    for product in rows:
+        by_key.setdefault(product.gtin or product.item_id, product)
+        by_key.setdefault(product.item_id, product)
+    return [by_key[g] for g in gtins if g in by_key]
+
+
+def variants_of(product: Product) -> list[Product]:
+    """The product and its variants (same `item_group_id`), the product first."""
+    if not product.item_group_id:
+        return [product]
+    group = list(
+        Product.objects.filter(
+            organization_id=product.organization_id, item_group_id=product.item_group_id
+        ).order_by("pk")
+    )
+    return [product] + [p for p in group if p.pk != product.pk]
+
+
+def get_page_context(context: ToolContext, *, url: str) -> tuple[dict[str, Any], Product | None]:
+    product = page_product_find(context.organization, url)
+    try:
+        canonical = canonicalize_url(url)
+    except InvalidUrlError:
+        canonical = url
+    response: dict[str, Any] = {"url": canonical, "isProductPage": product is not None}
+    if product is not None:
+        response["product"] = product_summary(product)
+    return response, product
+
+
+def search_products(
+    context: ToolContext, *, constraints: Constraints, offset: int = 0, exclude_item_ids=()
+) -> Found:
+    return find(
+        organization=context.organization,
+        vocabulary=context.vocabulary,
+        constraints=constraints,
+        store=context.store,
+        offset=offset,
+        exclude_item_ids=tuple(exclude_item_ids),
+    )
+
+
+def get_product(context: ToolContext, *, product: Product) -> tuple[dict[str, Any], list[Product]]:
+    variants = variants_of(product)
+    response: dict[str, Any] = {"product": product_summary(product)}
+    if product.description:
+        response["product"]["description"] = product.description
+    if len(variants) > 1:
+        response["variants"] = [
+            {
+                "gtin": v.gtin or v.item_id,
+                **{
+                    name: getattr(v, name)
+                    for name in ("color", "size", "material")
+                    if getattr(v, name)
+                },
+                "price": float(v.current_price),
+                "availability": stock_of(v, None, None)[0],
+            }
+            for v in variants
+        ]
+    return response, variants
+
+
+def compare_products(context: ToolContext, *, products: list[Product]) -> dict[str, Any]:
+    summaries = [product_summary(p) for p in products]
+    cheapest = min(products, key=lambda p: p.current_price)
+    return {
+        "products": summaries,
+        "cheapest": cheapest.gtin or cheapest.item_id,
+        "sameBrand": len({p.brand for p in products}) == 1,
+        "sameCategory": len({p.category for p in products}) == 1,
+    }
+
+
+def check_availability(
+    context: ToolContext, *, product: Product, store: Store | None
+) -> tuple[dict[str, Any], list[StoreInventory]]:
+    rows = list(
+        StoreInventory.objects.filter(product=product)
+        .select_related("store")
+        .order_by("store__code")
+    )
+    status, quantity = stock_of(product, None, None)
+    response: dict[str, Any] = {
+        "gtin": product.gtin or product.item_id,
+        "online": {"status": status, "quantity": quantity},
+        "stores": [
+            {
+                "code": row.store.code,
+                "name": row.store.name or row.store.code,
+                "status": row.availability,
+                "quantity": 0 if row.availability == "out_of_stock" else row.quantity,
+                **({"location": row.location} if row.location else {}),
+            }
+            for row in rows
+        ],
+    }
+    if store is not None:
+        response["requestedStore"] = store.code
+    return response, rows
+
+
+# --- JSON-in, JSON-out form -----------------------------------------------------------------
+
+
+def _decimal(value: Any, name: str) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        raise ToolArgumentError(f"{name} must be a number") from None
+
+
+def _strings(value: Any, name: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ToolArgumentError(f"{name} must be a list of strings")
+    return tuple(value)
+
+
+def constraints_from_json(args: dict[str, Any]) -> Constraints:
+    """The reverse of `finding.constraints_json`: tool arguments to constraints."""
+    query = args.get("query") or ""
+    if not isinstance(query, str):
+        raise ToolArgumentError("query must be a string")
+    return Constraints(
+        terms=tuple(query.split()),
+        category=str(args.get("category") or ""),
+        brands=_strings(args.get("brands"), "brands"),
+        exclude_brands=_strings(args.get("excludeBrands"), "excludeBrands"),
+        colors=_strings(args.get("colors"), "colors"),
+        sizes=_strings(args.get("sizes"), "sizes"),
+        materials=_strings(args.get("materials"), "materials"),
+        genders=_strings(args.get("genders"), "genders"),
+        min_price=_decimal(args.get("minPrice"), "minPrice"),
+        max_price=_decimal(args.get("maxPrice"), "maxPrice"),
+        around=_decimal(args.get("around"), "around"),
+        in_stock=bool(args["inStock"]) if args.get("inStock") is not None else None,
+        on_sale=bool(args["onSale"]) if args.get("onSale") is not None else None,
+        sort=str(args.get("sort") or ""),
+    )
+
+
+def _one_product(context: ToolContext, args: dict[str, Any]) -> Product:
+    gtin = args.get("gtin")
+    if not isinstance(gtin, str) or not gtin:
+        raise ToolArgumentError("gtin must be a non-empty string")
+    found = products_by_gtin(context.organization, [gtin])
+    if not found:
+        raise ToolArgumentError(f"no product with gtin {gtin}")
+    return found[0]
+
+
+def tool_run(*, name: str, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    """Runs one tool from JSON arguments; ToolArgumentError for bad ones."""
+    if name == "get_page_context":
+        return get_page_context(context, url=str(args.get("url") or context.current_url))[0]
+    if name == "search_products":
+        from knowledge.engines.catalog.snapshots import product_snapshot
+
+        found = search_products(context, constraints=constraints_from_json(args))
+        kept = found.products[: context.chatbot.max_products or 4]
+        return found.tool_response([product_snapshot(product=p) for p in kept])
+    if name == "get_product":
+        return get_product(context, product=_one_product(context, args))[0]
+    if name == "compare_products":
+        gtins = _strings(args.get("gtins"), "gtins")
+        products = products_by_gtin(context.organization, list(gtins))
+        if len(products) < 2:
+            raise ToolArgumentError("compare_products needs at least two known gtins")
+        return compare_products(context, products=products)
+    if name == "check_availability":
+        return check_availability(
+            context, product=_one_product(context, args), store=context.store
+        )[0]
+    raise ToolArgumentError(f"unknown tool {name}")
+
+
+__all__ = ["ToolArgumentError", "ToolContext", "constraints_json", "tool_context_from", "tool_run"]

@@ -1,0 +1,379 @@
+"""What a shopper's message asks for: constraints, references and the kind of question.
+
+`understand(text, vocabulary)` is pure (no database): the same message always reads the same
+way, which is what lets the conversation state be rebuilt from the stored history.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
+
+from knowledge.engines.catalog import lexicon as lx
+from knowledge.engines.catalog.prices import price_limits
+from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
+
+SORT_CHEAPEST = "price_asc"
+SORT_PRICIEST = "price_desc"
+SORT_BEST = "best"
+
+_EXCLUDE_BEFORE = re.compile(
+    r"(?:\bnot|\bno|\bexcept|\bexcluding|\bexclude|\bother than|\banything but|\bwithout|"
+    r"\bbesides|\bapart from|\bdon'?t want|\bdo not want|\brather than|\binstead of|\bbut not|"
+    r"\bnothing from|\bnon|\bhate|\bavoid|\bno more)\s*(?:an?\s+|the\s+|from\s+|by\s+)?$"
+)
+_FOLLOWUP_START = re.compile(
+    r"^(what about|how about|and|also|any|anything in|same in|same but|but|ok|okay|now|then|"
+    r"maybe|only|just|what if|do you have (them|those|it|these)|in)\b"
+)
+_SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
+_REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
+
+
+@dataclass(frozen=True)
+class Constraints:
+    """A product search in the shopper's terms; empty values mean "no restriction"."""
+
+    terms: tuple[str, ...] = ()
+    category: str = ""
+    brands: tuple[str, ...] = ()
+    exclude_brands: tuple[str, ...] = ()
+    colors: tuple[str, ...] = ()
+    sizes: tuple[str, ...] = ()
+    materials: tuple[str, ...] = ()
+    genders: tuple[str, ...] = ()
+    min_price: Decimal | None = None
+    max_price: Decimal | None = None
+    around: Decimal | None = None
+    in_stock: bool | None = None
+    on_sale: bool | None = None
+    sort: str = ""
+    # "cheaper ones": below the cheapest shown, which is itself excluded.
+    max_exclusive: bool = False
+    min_exclusive: bool = False
+
+    def has_subject(self) -> bool:
+        return bool(self.terms or self.category)
+
+    def is_empty(self) -> bool:
+        return self == Constraints()
+
+    def has_filters(self) -> bool:
+        return not replace(self, terms=(), sort="").is_empty()
+
+
+@dataclass
+class Understanding:
+    text: str
+    normalized: str
+    constraints: Constraints
+    smalltalk: str = ""  # greeting | thanks | goodbye | how_are_you | who_are_you
+    out_of_scope: bool = False
+    asks: set[str] = field(default_factory=set)
+    ordinals: list[int] = field(default_factory=list)
+    pronoun: bool = False
+    plural_reference: bool = False
+    followup_start: bool = False
+    subject_switch: bool = False
+    asked_size: str = ""
+    asked_color: str = ""
+    store_code: str = ""
+    # The words that could name a product ("the Dior J'adore"), brand words included.
+    name_words: tuple[str, ...] = ()
+
+    @property
+    def has_product_content(self) -> bool:
+        return (
+            not self.constraints.is_empty()
+            or bool(self.ordinals)
+            or bool(self.asks - {"details"})
+            or bool(self.name_words)
+        )
+
+
+_OES_PLURALS = frozenset({"potatoes", "tomatoes", "heroes", "echoes", "mangoes"})
+
+
+def singular(word: str) -> str:
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "sses")) or word in _OES_PLURALS:
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
+    return word
+
+
+def _find_phrases(text: str, phrases: dict[str, str]) -> list[tuple[re.Match, str]]:
+    """Matches of the longest phrases first, as (match, catalog value); spans do not overlap."""
+    found: list[tuple[re.Match, str]] = []
+    taken: list[tuple[int, int]] = []
+    for key in sorted(phrases, key=len, reverse=True):
+        if not key or key not in text:
+            continue
+        for match in re.finditer(rf"(?<![\w]){re.escape(key)}(?![\w])", text):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            taken.append((match.start(), match.end()))
+            found.append((match, phrases[key]))
+    return found
+
+
+def _blank_span(text: str, start: int, end: int) -> str:
+    return text[:start] + " " * (end - start) + text[end:]
+
+
+def _smalltalk(text: str) -> str:
+    if lx.THANKS.search(text):
+        return "thanks"
+    if lx.GOODBYE.search(text):
+        return "goodbye"
+    if lx.HOW_ARE_YOU.search(text):
+        return "how_are_you"
+    if lx.WHO_ARE_YOU.search(text):
+        return "who_are_you"
+    if lx.GREETINGS.search(text):
+        return "greeting"
+    return ""
+
+
+def _ordinals(text: str) -> list[int]:
+    match = re.search(r"\b(?:first|top)\s+(two|three|four|2|3|4)\b", text)
+    if match:
+        count = lx.NUMBER_WORDS.get(match.group(1)) or int(match.group(1))
+        return list(range(1, count + 1))
+    found: list[int] = []
+    for word, number in lx.ORDINALS.items():
+        if re.search(rf"\b{word}\b", text):
+            found.append(number)
+    for match in re.finditer(r"(?:\bnumber\s+|#|\boption\s+|\bno\.\s?)([1-6])\b", text):
+        found.append(int(match.group(1)))
+    if not found and re.search(r"\b(both|the two|these two|those two|the 2)\b", text):
+        return [1, 2]
+    # "the last one" means the last shown; keep text order of the rest.
+    return sorted(set(found), key=lambda n: (n == -1, n))
+
+
+def understand(text: str, vocabulary: Vocabulary) -> Understanding:
+    normalized = normalize(text)
+    work = f" {normalized} "
+    limits, work = price_limits(work)
+
+    asks: set[str] = set()
+    sort = ""
+    in_stock: bool | None = None
+    on_sale: bool | None = None
+    for pattern, name in (
+        (lx.SIMILAR, "similar"),
+        (lx.COMPARE, "compare"),
+        (lx.DETAILS, "details"),
+        (lx.AVAILABILITY, "availability"),
+        (lx.PRICE_QUESTION, "price"),
+        (lx.SIZE_QUESTION, "sizes"),
+        (lx.COLOR_QUESTION, "colors"),
+        (lx.MATERIAL_QUESTION, "material"),
+        (lx.BRAND_QUESTION, "brand"),
+        (lx.CATEGORY_QUESTION, "category"),
+        (lx.SHOW_MORE, "more"),
+        (lx.CHEAPER, "cheaper"),
+        (lx.PRICIER, "pricier"),
+    ):
+        if pattern.search(normalized):
+            asks.add(name)
+    if "cheaper" in asks or "pricier" in asks:
+        work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
+    if lx.IN_STOCK.search(work):
+        in_stock = True
+        work = lx.IN_STOCK.sub(" ", work)
+    if lx.ON_SALE.search(work):
+        on_sale = True
+        work = lx.ON_SALE.sub(" ", work)
+    if lx.PRICIEST.search(work):
+        sort = SORT_PRICIEST
+        work = lx.PRICIEST.sub(" ", work)
+    elif lx.CHEAPEST.search(work):
+        sort = SORT_CHEAPEST
+        work = lx.CHEAPEST.sub(" ", work)
+    elif lx.BEST.search(work):
+        sort = SORT_BEST
+        work = lx.BEST.sub(" ", work)
+
+    brands: list[str] = []
+    exclude_brands: list[str] = []
+    name_words: list[str] = []
+    for match, brand in _find_phrases(work, vocabulary.brands):
+        before = _EXCLUDE_BEFORE.search(work[: match.start()].rstrip())
+        if before is not None:
+            exclude_brands.append(brand)
+            work = _blank_span(work, before.start(), match.end())
+        else:
+            brands.append(brand)
+            name_words.extend(match.group(0).split())
+            work = _blank_span(work, match.start(), match.end())
+
+    store_code = ""
+    if vocabulary.stores and (
+        "availability" in asks or re.search(r"\b(store|shop|branch)\b", work)
+    ):
+        for match, code in _find_phrases(work, vocabulary.stores):
+            store_code = store_code or code
+            work = _blank_span(work, match.start(), match.end())
+
+    sizes: list[str] = []
+    asked_size = ""
+    size_patterns = [
+        r"\bsize\s+([a-z0-9.]{1,5})\b",
+        r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
+        r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b",
+        r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
+        r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b",
+    ]
+    for pattern in size_patterns:
+        for match in re.finditer(pattern, work):
+            raw = match.group(1).strip()
+            value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
+            catalog_value = vocabulary.sizes.get(value.lower(), value)
+            sizes.append(catalog_value)
+            asked_size = asked_size or catalog_value
+            work = _blank_span(work, match.start(1), match.end(1))
+
+    colors: list[str] = []
+    materials: list[str] = []
+    genders: list[str] = []
+    for match, value in _find_phrases(work, vocabulary.colors):
+        colors.append(value)
+        work = _blank_span(work, match.start(), match.end())
+    for match, value in _find_phrases(work, vocabulary.materials):
+        materials.append(value)
+        work = _blank_span(work, match.start(), match.end())
+    for word in work.split():
+        if word in lx.COLORS:
+            colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
+        elif word in lx.MATERIALS:
+            materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
+    for value in colors + materials:
+        work = re.sub(rf"(?<!\w){re.escape(value.lower())}(?!\w)", " ", work)
+
+    # Question and small-talk phrases say what is asked, not what is searched for.
+    for pattern in (
+        lx.BRAND_QUESTION,
+        lx.MATERIAL_QUESTION,
+        lx.CATEGORY_QUESTION,
+        lx.SIZE_QUESTION,
+        lx.COLOR_QUESTION,
+        lx.AVAILABILITY,
+        lx.PRICE_QUESTION,
+        lx.DETAILS,
+        lx.SIMILAR,
+        lx.COMPARE,
+        lx.SHOW_MORE,
+        lx.THANKS,
+        lx.GOODBYE,
+        lx.HOW_ARE_YOU,
+        lx.WHO_ARE_YOU,
+        lx.GREETINGS,
+    ):
+        work = pattern.sub(lambda m: " " * len(m.group(0)), work)
+
+    category = ""
+    for match, value in _find_phrases(work, vocabulary.categories):
+        category = value
+        work = _blank_span(work, match.start(), match.end())
+        break
+    if not category:
+        category, work = _category_from_synonyms(work, vocabulary)
+    for word in re.findall(r"\w+", work):
+        if word in lx.GENDER_WORDS and vocabulary.genders:
+            gender = lx.GENDER_WORDS[word]
+            genders.append(vocabulary.genders.get(gender, gender))
+            work = re.sub(rf"\b{word}\b", " ", work)
+
+    pronoun = bool(lx.PRONOUNS.search(normalized))
+    plural_reference = bool(lx.PLURAL_REFERENCE.search(normalized))
+    ordinals = _ordinals(normalized)
+    terms = _terms(work)
+    name_words.extend(terms)
+
+    constraints = Constraints(
+        terms=tuple(terms),
+        category=category,
+        brands=tuple(dict.fromkeys(brands)),
+        exclude_brands=tuple(dict.fromkeys(exclude_brands)),
+        colors=tuple(dict.fromkeys(colors)),
+        sizes=tuple(dict.fromkeys(sizes)),
+        materials=tuple(dict.fromkeys(materials)),
+        genders=tuple(dict.fromkeys(genders)),
+        min_price=limits.min_price,
+        max_price=limits.max_price,
+        around=limits.around,
+        in_stock=in_stock,
+        on_sale=on_sale,
+        sort=sort,
+    )
+    smalltalk = _smalltalk(normalized)
+    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
+    if out_of_scope:
+        constraints = Constraints()
+    return Understanding(
+        text=text,
+        normalized=normalized,
+        constraints=constraints,
+        smalltalk=smalltalk,
+        out_of_scope=out_of_scope,
+        asks=asks,
+        ordinals=ordinals,
+        pronoun=pronoun,
+        plural_reference=plural_reference or bool(_REF_WORDS.search(normalized)),
+        followup_start=bool(_FOLLOWUP_START.search(normalized)),
+        subject_switch=bool(_SUBJECT_SWITCH.search(normalized)),
+        asked_size=asked_size,
+        asked_color=colors[0] if colors else "",
+        store_code=store_code,
+        name_words=tuple(dict.fromkeys(name_words)),
+    )
+
+
+def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str]) -> str:
+    if word in catalog:
+        return catalog[word]
+    alias = aliases.get(word)
+    if alias and alias in catalog:
+        return catalog[alias]
+    return word
+
+
+def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str]:
+    words = re.findall(r"\w+", work)
+    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one.
+    genders = [w for w in words if w in lx.GENDER_WORDS]
+    for word in words:
+        targets = lx.CATEGORY_SYNONYMS.get(word, ()) + lx.CATEGORY_SYNONYMS.get(singular(word), ())
+        candidates = [word, singular(word), *targets]
+        for gender in genders:
+            prefix = "mens" if lx.GENDER_WORDS[gender] == "male" else "womens"
+            candidates = [f"{prefix} {c}" for c in (word, *targets)] + candidates
+        for candidate in candidates:
+            if candidate in vocabulary.categories:
+                work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
+                if candidate.startswith(("mens ", "womens ")):
+                    for gender in genders:
+                        work = re.sub(rf"\b{gender}\b", " ", work)
+                return vocabulary.categories[candidate], work
+    return "", work
+
+
+def _terms(work: str) -> list[str]:
+    terms: list[str] = []
+    for word in re.findall(r"[\w']+", work):
+        word = word.strip("'")
+        if not word or word in lx.FILLER_WORDS or word in lx.GENDER_WORDS:
+            continue
+        if len(word) == 1 and not word.isdigit():
+            continue
+        if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
+            continue
+        terms.append(singular(word))
+    return list(dict.fromkeys(terms))[:8]

@@ -1,0 +1,134 @@
+"""The words of one organization's catalog: brands, categories and attribute values.
+
+Understanding a message needs to know which words name a brand or a category *in this
+catalog*. Reading them is a scan of the catalog, so they are kept per organization for a short
+time (`TTL_SECONDS`); they only steer understanding: every product, price and stock figure in
+a reply is read live at reply time.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Min
+
+from accounts.models import Organization
+from knowledge.models import Product, Store
+from knowledge.search.text import fold
+
+TTL_SECONDS = 30.0
+_cache: dict[str, tuple[float, Vocabulary]] = {}
+_lock = threading.Lock()
+
+
+@dataclass
+class Vocabulary:
+    # folded phrase -> the value as the catalog spells it
+    brands: dict[str, str] = field(default_factory=dict)
+    categories: dict[str, str] = field(default_factory=dict)
+    colors: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, str] = field(default_factory=dict)
+    materials: dict[str, str] = field(default_factory=dict)
+    genders: dict[str, str] = field(default_factory=dict)
+    stores: dict[str, str] = field(default_factory=dict)  # folded name/code/city -> code
+    first_created_at: datetime | None = None
+
+    top_levels: list[str] = field(default_factory=list)  # first levels of category paths
+    currency: str = ""  # the catalog's (first) currency, for the shopper's own amounts
+
+    def top_categories(self) -> list[str]:
+        return self.top_levels
+
+
+def normalize(text: str) -> str:
+    """Folded text with `&` spelled out, possessives and punctuation reduced to spaces."""
+    text = fold(text).replace("\u2019", "'").replace("&", " and ")
+    text = re.sub(r"\b(men|women|kid|girl|boy|lady|ladie)'s\b", r"\1s", text)
+    text = re.sub(r"[^\w$€£%+.,'-]+", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def phrase(text: str) -> str:
+    """A catalog value as a plain word sequence for matching inside a message."""
+    return re.sub(r"\s+", " ", re.sub(r"[^\w]+", " ", normalize(text))).strip()
+
+
+def vocabulary_for(organization: Organization) -> Vocabulary:
+    key = str(organization.pk)
+    now = time.monotonic()
+    cached = _cache.get(key)
+    if cached is not None and now - cached[0] < TTL_SECONDS:
+        return cached[1]
+    vocabulary = _vocabulary_load(organization)
+    with _lock:
+        _cache[key] = (now, vocabulary)
+    return vocabulary
+
+
+def vocabulary_forget(organization_id) -> None:
+    """Drops the cached words of an organization (after a catalog import, say)."""
+    with _lock:
+        _cache.pop(str(organization_id), None)
+
+
+def _distinct(organization: Organization, field_name: str) -> list[str]:
+    values = (
+        Product.objects.filter(organization=organization)
+        .exclude(**{field_name: ""})
+        .values_list(field_name, flat=True)
+        .distinct()
+    )
+    return [value for value in values if value and value.strip()]
+
+
+def _vocabulary_load(organization: Organization) -> Vocabulary:
+    vocabulary = Vocabulary()
+    for field_name in ("product_type", "google_product_category"):
+        for path in _distinct(organization, field_name):
+            levels = [level.strip() for level in path.split(">") if level.strip()]
+            if levels and field_name == "product_type" and levels[0] not in vocabulary.top_levels:
+                vocabulary.top_levels.append(levels[0])
+            vocabulary.categories.setdefault(phrase(path), path)
+            for level in levels:
+                vocabulary.categories.setdefault(phrase(level), level)
+    for brand in _distinct(organization, "brand"):
+        full = phrase(brand)
+        for alias in _brand_aliases(brand):
+            # "Furniture Co." may be called "furniture co", but "furniture" stays a category.
+            if alias == full or alias not in vocabulary.categories:
+                vocabulary.brands.setdefault(alias, brand)
+    for field_name, target in (
+        ("color", vocabulary.colors),
+        ("size", vocabulary.sizes),
+        ("material", vocabulary.materials),
+        ("gender", vocabulary.genders),
+    ):
+        for value in _distinct(organization, field_name):
+            target.setdefault(phrase(value), value)
+    for store in Store.objects.filter(organization=organization):
+        vocabulary.stores.setdefault(phrase(store.code), store.code)
+        if store.name:
+            vocabulary.stores.setdefault(phrase(store.name), store.code)
+            first = phrase(store.name).split(" ")[0]
+            if len(first) >= 4:
+                vocabulary.stores.setdefault(first, store.code)
+    vocabulary.top_levels.sort()
+    currencies = _distinct(organization, "currency")
+    vocabulary.currency = currencies[0] if currencies else ""
+    vocabulary.first_created_at = Product.objects.filter(organization=organization).aggregate(
+        first=Min("created_at")
+    )["first"]
+    return vocabulary
+
+
+def _brand_aliases(brand: str) -> set[str]:
+    aliases = {phrase(brand)}
+    without_suffix = re.sub(r"\b(co|inc|ltd|llc|gmbh|corp)\b\.?", "", phrase(brand)).strip()
+    if without_suffix and len(without_suffix) >= 3:
+        aliases.add(without_suffix)
+    aliases.add(phrase(brand).replace(" and ", " "))
+    return {alias for alias in aliases if alias}
