@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import traceback
 from dataclasses import dataclass
@@ -78,19 +79,24 @@ def logging_guard() -> None:
             logger.addFilter(KeyRedactingFilter())
 
 
+def request_timeout(seconds: float) -> httpx.Timeout:
+    """A request's timeout: what is left of the reply's budget, connecting within 5 s."""
+    return httpx.Timeout(seconds, connect=min(seconds, 5.0))
+
+
 def client_build(config: OpenAIConfig) -> openai.OpenAI:
-    """A client that never retries: a reply has one time budget, and the fallback is faster."""
+    """The client for these settings, shared by the replies of a worker (its connection pool
+    saves a TCP and TLS handshake per reply); each request passes its own timeout."""
     logging_guard()
+    return _client(config.base_url, config.api_key)
+
+
+@functools.lru_cache(maxsize=8)
+def _client(base_url: str, api_key: str) -> openai.OpenAI:
+    # Never retries: a reply has one time budget, and the fallback answers sooner.
     return openai.OpenAI(
-        base_url=config.base_url or None,
-        api_key=config.api_key or NO_KEY,
-        timeout=httpx.Timeout(config.timeout, connect=min(config.timeout, 5.0)),
+        base_url=base_url or None,
+        api_key=api_key or NO_KEY,
+        timeout=httpx.Timeout(30.0, connect=5.0),
         max_retries=0,
     )
-
-
-def redact(text: str, config: OpenAIConfig) -> str:
-    """The text with the provider key masked, for anything that must quote outside input."""
-    if config.api_key and len(config.api_key) >= 4:
-        text = text.replace(config.api_key, "[redacted]")
-    return text

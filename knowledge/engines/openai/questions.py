@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 
 from accounts.models import Chatbot, Organization
-from knowledge.engines.openai.config import client_build, config_load
+from knowledge.engines.openai.config import client_build, config_load, request_timeout
 from knowledge.engines.openai.failures import PROVIDER_EXCEPTIONS, failure_from_exception
 from knowledge.models import Product
 
@@ -76,7 +76,7 @@ def questions_from_model(*, product: Product) -> list[str] | None:
                 {"role": "system", "content": PROMPT},
                 {"role": "user", "content": json.dumps(product_facts(product), ensure_ascii=False)},
             ],
-            timeout=config.timeout,
+            timeout=request_timeout(config.timeout),
         )
         content = (completion.choices[0].message.content or "") if completion.choices else ""
     except PROVIDER_EXCEPTIONS as exc:

@@ -9,7 +9,7 @@ from typing import Any
 
 import openai
 
-from knowledge.engines.openai.config import OpenAIConfig
+from knowledge.engines.openai.config import OpenAIConfig, request_timeout
 from knowledge.engines.openai.failures import (
     BAD_RESPONSE,
     PROVIDER_EXCEPTIONS,
@@ -51,7 +51,7 @@ def round_stream(
             messages=messages,  # type: ignore[arg-type]
             tools=tools,  # type: ignore[arg-type]
             stream=True,
-            timeout=remaining,
+            timeout=request_timeout(remaining),
         )
         with stream:
             for chunk in stream:

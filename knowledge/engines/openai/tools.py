@@ -14,6 +14,7 @@ from typing import Any
 from django.utils.module_loading import import_string
 
 from chats.events import EventPublisher
+from chats.models import Event
 from knowledge.engines.base import Reply, ReplyRequest
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
@@ -135,6 +136,10 @@ class TypingOnce(EventPublisher):
 
     def __init__(self, inner: EventPublisher) -> None:
         super().__init__(chat_id=inner.chat_id)
+        self.inner = inner
 
     def typing(self):  # type: ignore[override]
         return None
+
+    def publish(self, status: str, **fields: Any) -> Event:
+        return self.inner.publish(status, **fields)
