@@ -281,3 +281,13 @@ def test_engine_chosen_by_the_deployment_setting(fake_llm, shop, settings):
 
     assert reply["content"] == "From the model."
     assert len(fake_llm.requests) == 1
+
+
+def test_zero_tool_rounds_sends_no_tools(fake_llm, shop, settings):
+    settings.OPENAI_MAX_TOOL_ROUNDS = 0
+    fake_llm.add(text("Just talking.", block([], ["a?", "b?"])))
+
+    reply = send(shop, "hi").json()
+
+    assert reply["content"] == "Just talking."
+    assert "tools" not in fake_llm.requests[0].body

@@ -95,7 +95,7 @@ class ModelReply:
                 client=client,
                 config=self.config,
                 messages=messages,
-                tools=TOOL_SCHEMAS,
+                tools=TOOL_SCHEMAS if self.config.max_tool_rounds else [],
                 deadline=deadline,
                 on_text=self._text,
             )

@@ -29,7 +29,8 @@ Format: after your answer, end with a fenced block exactly like this, and nothin
 {"products": ["<gtin>", ...], "suggestions": ["<follow-up>", ...]}
 ```
 "products": the GTINs of the products you recommend, best first, copied from tool results \
-(an empty list when you recommend none). "suggestions": 2 to 4 short follow-up messages the \
+of this answer (call get_product again for a product from earlier in the conversation; an \
+empty list when you recommend none). "suggestions": 2 to 4 short follow-up messages the \
 shopper could send next, written as the shopper would write them, that this shop can answer.
 """
 

@@ -46,12 +46,14 @@ def round_stream(
     calls: dict[int, ToolCall] = {}
     finished = False
     try:
+        # No tools at all rather than an empty list, which some servers refuse.
+        options: dict[str, Any] = {"tools": tools} if tools else {}
         stream = client.chat.completions.create(
             model=config.model,
             messages=messages,  # type: ignore[arg-type]
-            tools=tools,  # type: ignore[arg-type]
             stream=True,
             timeout=request_timeout(remaining),
+            **options,
         )
         with stream:
             for chunk in stream:
