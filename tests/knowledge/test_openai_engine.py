@@ -291,3 +291,31 @@ def test_zero_tool_rounds_sends_no_tools(fake_llm, shop, settings):
 
     assert reply["content"] == "Just talking."
     assert "tools" not in fake_llm.requests[0].body
+
+
+def test_operator_selects_the_engine_and_prompt_in_the_admin(fake_llm, shop, superuser_client):
+    # Given a chatbot on the catalog engine
+    chatbot = shop.tenant.chatbot
+    chatbot.engine = "catalog"
+    chatbot.save()
+
+    # When an operator switches it to the model with its own prompt in the admin
+    response = superuser_client.post(
+        f"/admin/accounts/chatbot/{chatbot.pk}/change/",
+        {
+            "organization": str(chatbot.organization_id),
+            "name": chatbot.name,
+            "is_active": "on",
+            "greeting": "",
+            "max_products": "4",
+            "engine": "openai",
+            "system_prompt": "You are Ada from Peakline.",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+
+    # Then the next reply comes from the model, with that prompt
+    fake_llm.add(text("Hi, Ada here.", block([], ["a?", "b?"])))
+    assert send(shop, "hi").json()["content"] == "Hi, Ada here."
+    system = fake_llm.requests[0].body["messages"][0]["content"]
+    assert system.startswith("You are Ada from Peakline.")
