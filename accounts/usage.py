@@ -105,3 +105,11 @@ def usage_add(
     except IntegrityError:
         # Another request created the day's row first: add to it.
         DailyUsage.objects.filter(**key).update(**changes)
+
+
+def quota_headers(*, organization: Organization) -> dict[str, str]:
+    """`X-Quota-Limit` and `X-Quota-Remaining` after a stored message (none when unlimited)."""
+    if organization.monthly_quota is None:
+        return {}
+    state = quota_state(organization=organization)
+    return {"X-Quota-Limit": str(state.limit), "X-Quota-Remaining": str(state.remaining)}
