@@ -74,10 +74,10 @@ def idempotency_outcome_replay(*, record: IdempotencyRecord, fingerprint: str) -
         if refreshed is None:  # the winner failed before storing anything; retry afresh
             raise ServiceUnavailableError(STILL_ANSWERING, headers={"Retry-After": "1"})
         record = refreshed
-    return Outcome(status_code=record.status_code, body=record.response_body or {})
+    return Outcome(status_code=record.status_code, body=orjson.loads(record.response_json or "{}"))
 
 
 def idempotency_outcome_save(*, record: IdempotencyRecord, outcome: Outcome) -> None:
     IdempotencyRecord.objects.filter(pk=record.pk).update(
-        status_code=outcome.status_code, response_body=outcome.body
+        status_code=outcome.status_code, response_json=orjson.dumps(outcome.body).decode()
     )

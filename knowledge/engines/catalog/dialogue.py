@@ -43,6 +43,7 @@ class ConversationState:
     search: Constraints | None = None  # the search the shopper is refining
     shown: list[dict[str, Any]] = field(default_factory=list)  # last reply's products
     shown_for_search: int = 0  # products shown so far for `search` ("show more" continues)
+    seen_for_search: list[str] = field(default_factory=list)  # their GTINs
     focus: dict[str, Any] | None = None  # the one product last talked about
 
 
@@ -74,6 +75,13 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
         if ("cheaper" in u.asks or "pricier" in u.asks) and state.search is None:
             return SIMILAR
         return PAGE
+    if (
+        u.plural_reference
+        and not u.pronoun
+        and (u.asked_size or (u.asked_color and "colors" in u.asks))
+        and state.search is not None
+    ):
+        return SEARCH  # "do you have them in size 43?": the same search in that size
     if (
         question
         and (u.pronoun or u.plural_reference)
@@ -201,11 +209,14 @@ def state_advance(
     state: ConversationState, u: Understanding, kind: str, products: list[dict[str, Any]]
 ) -> None:
     """Moves the state past one turn of `kind` whose reply showed `products`."""
+    gtins = [str(p.get("gtin")) for p in products if p.get("gtin")]
     if kind == SEARCH:
         state.search, _ = next_search(u, state)
         state.shown_for_search = len(products)
+        state.seen_for_search = gtins
     elif kind == MORE:
         state.shown_for_search += len(products)
+        state.seen_for_search = state.seen_for_search + gtins
     if products:
         state.shown = products
         state.focus = products[0] if len(products) == 1 else None

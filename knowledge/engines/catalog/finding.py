@@ -23,7 +23,7 @@ from knowledge.models import Availability, Product, Store
 from knowledge.search import SearchFilters, product_search
 
 # How many candidates to rank before keeping the chatbot's `max_products`.
-CANDIDATES = 12
+CANDIDATES = 24
 
 # Relaxation order: the wishes a shopper gives up first come first.
 _RELAXATIONS: list[tuple[str, tuple[str, ...]]] = [
@@ -50,6 +50,11 @@ class Found:
     relaxed: list[str] = field(default_factory=list)
     searched_terms: list[str] = field(default_factory=list)
     unmatched_terms: list[str] = field(default_factory=list)
+    distinct_total: int | None = None  # products, variants counted once, when known
+
+    @property
+    def shown_total(self) -> int:
+        return self.distinct_total if self.distinct_total is not None else self.total
 
     def tool_response(self, snapshots: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -173,8 +178,35 @@ def search_once(
     return result.products, result.total, result.terms, unmatched
 
 
+def distinct_total(products: list[Product], total: int, offset: int = 0) -> int | None:
+    """How many distinct products match, when the candidates fetched were all of them."""
+    if offset or total > len(products):
+        grouped = any(p.item_group_id for p in products)
+        return None if grouped else total
+    return len(one_per_group(products))
+
+
+def one_per_group(products: list[Product]) -> list[Product]:
+    """Variants of one product (same `item_group_id`) are shown once, the in-stock one first."""
+    chosen: dict[str, Product] = {}
+    order: list[str] = []
+    for product in products:
+        key = product.item_group_id or f"item:{product.pk}"
+        current = chosen.get(key)
+        if current is None:
+            chosen[key] = product
+            order.append(key)
+        elif (
+            current.availability != Availability.IN_STOCK
+            and product.availability == Availability.IN_STOCK
+        ):
+            chosen[key] = product
+    return [chosen[key] for key in order]
+
+
 def rank(products: list[Product], constraints: Constraints) -> list[Product]:
     """A shop assistant's order: the asked sort, in-stock before out-of-stock otherwise."""
+    products = one_per_group(products)
     if constraints.around is not None:
         target = constraints.around
         return sorted(products, key=lambda p: (abs(p.current_price - target), p.current_price))
@@ -239,6 +271,7 @@ def find(
     store: Store | None,
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
+    relax: bool = True,
 ) -> Found:
     """The best products for `constraints`; if none, the nearest with relaxed constraints."""
     products, total, terms, unmatched = search_once(
@@ -249,12 +282,13 @@ def find(
         offset=offset,
         exclude_item_ids=exclude_item_ids,
     )
-    if products or offset:
+    if products or offset or not relax:
         return Found(
             constraints=constraints,
             used=constraints,
             products=rank(products, constraints),
             total=total,
+            distinct_total=distinct_total(products, total, offset),
             searched_terms=terms,
             unmatched_terms=unmatched,
         )
@@ -285,6 +319,7 @@ def find(
                 used=used,
                 products=ranked,
                 total=total,
+                distinct_total=distinct_total(products, total),
                 relaxed=relaxed,
                 searched_terms=terms,
                 unmatched_terms=unmatched,

@@ -105,7 +105,8 @@ def describe(
     if len(c.brands) > 1:
         text += f" from {join(list(c.brands), 'or')}"
     if c.genders:
-        text += f" for {join([g.lower() for g in c.genders], 'or')}"
+        people = {"male": "men", "female": "women"}
+        text += f" for {join([people.get(g.lower(), g.lower()) for g in c.genders], 'or')}"
     if c.sizes:
         text += f" in size {join(list(c.sizes), 'or')}"
     extras = [price_phrase(c, currency)]

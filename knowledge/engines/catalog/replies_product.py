@@ -8,12 +8,13 @@ material, brand and what a product is are answered from the catalog through the
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
-from knowledge.engines.catalog.snapshots import discount_percent, inventory_for, money
+from knowledge.engines.catalog.snapshots import discount_percent, inventory_for, money, stock_of
 from knowledge.engines.catalog.streaming import ToolCalls
 from knowledge.engines.catalog.tools import (
     ToolContext,
@@ -23,6 +24,11 @@ from knowledge.engines.catalog.tools import (
 )
 from knowledge.engines.catalog.understanding import Understanding, singular
 from knowledge.models import Availability, Product, Store, StoreInventory
+
+
+def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
+    return result[0]
+
 
 ASPECT_ORDER = ("sizes", "colors", "material", "availability", "price", "brand", "category")
 
@@ -38,6 +44,11 @@ def aspects_of(u: Understanding) -> list[str]:
         asked.discard("colors") if u.asked_size else asked.discard("sizes")
     if "cheaper" in asked:
         asked.add("price")
+    if (asked & {"sizes", "colors"}) and (
+        u.asked_size or u.asked_color or not re.search(r"\bstock\b", u.normalized)
+    ):
+        # "what sizes are available?", "do you have it in XL?": the variant answer says it.
+        asked.discard("availability")
     found = [a for a in ASPECT_ORDER if a in asked]
     return found or ["details"]
 
@@ -124,44 +135,85 @@ def _values(variants: list[Product], attribute: str) -> list[str]:
     return list(dict.fromkeys(getattr(v, attribute) for v in variants if getattr(v, attribute)))
 
 
-def variant_sentences(
-    product: Product, variants: list[Product], attribute: str, asked: str
-) -> tuple[list[str], Product | None]:
-    """Sizes or colours across the product's variants; the variant asked for, if any."""
-    label = "size" if attribute == "size" else "colour"
+_SIZE_ORDER = {size: n for n, size in enumerate(["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL"])}
+
+
+def size_order(value: str) -> tuple[int, float, str]:
+    upper = value.upper()
+    if upper in _SIZE_ORDER:
+        return (0, _SIZE_ORDER[upper], upper)
+    try:
+        return (1, float(value.replace(",", ".")), upper)
+    except ValueError:
+        return (2, 0.0, upper)
+
+
+def _sorted_values(variants: list[Product], attribute: str) -> list[str]:
     values = _values(variants, attribute)
+    return sorted(values, key=size_order) if attribute == "size" else values
+
+
+def variant_sentences(
+    product: Product,
+    variants: list[Product],
+    attribute: str,
+    asked: str,
+    *,
+    store: Store | None,
+    rows: dict[int, StoreInventory],
+) -> tuple[list[str], Product | None]:
+    """Sizes or colours across the product's variants; the variant asked for, if any.
+
+    The variant keeps the product's other attribute where it can ("in L" of the black tee
+    is the black one in L), and its stock is that of the shopper's store when given.
+    """
+    label = "size" if attribute == "size" else "colour"
+    other = "color" if attribute == "size" else "size"
+    values = _sorted_values(variants, attribute)
     name = product.title
     if not values:
         return [f"The catalog doesn't list {label}s for the {name}."], None
-    if asked:
-        matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
-        if matching:
-            variant = matching[0]
-            stock = ph.stock_phrase(variant, None, None)
-            price = money(variant.current_price, variant.currency)
-            text = (
-                f"Yes, the {name} comes in {label} {getattr(variant, attribute)}: {price}, {stock}."
-            )
-            if stock.startswith("out of stock"):
-                others = [
-                    getattr(v, attribute)
-                    for v in variants
-                    if v.availability == Availability.IN_STOCK and getattr(v, attribute)
-                ]
-                if others:
-                    text += f" In stock right now: {ph.join(list(dict.fromkeys(others)))}."
-            return [text], variant
+    if not asked:
+        plural = f"{label}s" if len(values) > 1 else label
+        in_stock = {
+            getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK
+        }
+        text = f"The {name} comes in {plural} {ph.join(values)}."
+        missing = [value for value in values if value not in in_stock]
+        if missing and in_stock:
+            text += f" Out of stock right now: {ph.join(missing)}."
+        return [text], None
+
+    matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
+    if not matching:
         return [
             f"Sorry, the {name} doesn't come in {label} {asked}. "
-            f"It's available in {ph.join(values)}."
+            f"It's available in {label}s {ph.join(values)}."
         ], None
-    plural = f"{label}s" if len(values) > 1 else label
-    in_stock = [getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK]
-    text = f"The {name} comes in {plural} {ph.join(values)}."
-    missing = [value for value in values if value not in in_stock]
-    if missing and in_stock:
-        text += f" Currently out of stock: {ph.join(missing)}."
-    return [text], None
+    same_other = [v for v in matching if getattr(v, other) == getattr(product, other)]
+    pool = same_other or matching
+    variant = next((v for v in pool if v.availability == Availability.IN_STOCK), pool[0])
+    value = getattr(variant, attribute)
+    price = money(variant.current_price, variant.currency)
+    extra = getattr(variant, other)
+    described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
+    row = rows.get(variant.pk)
+    status, _ = stock_of(variant, store, row)
+    if status == Availability.IN_STOCK:
+        return [
+            f"Yes, the {name} comes in {described}: {price}, {ph.stock_phrase(variant, store, row)}."
+        ], variant
+    text = f"The {name} comes in {described} ({price}), but it's {ph.stock_phrase(variant, store, row)} right now."
+    if store is not None and variant.availability == Availability.IN_STOCK:
+        text += " You can still order it online."
+    others = [
+        v
+        for v in matching
+        if v.pk != variant.pk and v.availability == Availability.IN_STOCK and getattr(v, other)
+    ]
+    if others:
+        text += f" In {label} {value} it's in stock in {ph.join([getattr(v, other).lower() for v in others])}."
+    return [text], variant
 
 
 def material_sentences(product: Product) -> list[str]:
@@ -183,7 +235,14 @@ def description_quote(product: Product, words: list[str]) -> str:
     return ""
 
 
-def details_sentences(product: Product, variants: list[Product], u: Understanding) -> list[str]:
+def details_sentences(
+    product: Product,
+    variants: list[Product],
+    u: Understanding,
+    *,
+    store: Store | None = None,
+    row: StoreInventory | None = None,
+) -> list[str]:
     kind = product.category.split(">")[0].strip().lower() if product.category else ""
     sentences = [
         f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
@@ -215,7 +274,7 @@ def details_sentences(product: Product, variants: list[Product], u: Understandin
     if len(colors) > 1:
         sentences.append(f"It comes in {ph.join([c.lower() for c in colors])}.")
     sentences.append(
-        f"It costs {ph.price_text(product)} and is {ph.stock_phrase(product, None, None)}."
+        f"It costs {ph.price_text(product)} and is {ph.stock_phrase(product, store, row)}."
     )
     return sentences
 
@@ -239,15 +298,20 @@ def product_reply(
             _, variants = tools.run(
                 "get_product",
                 {"gtin": product.gtin or product.item_id},
-                lambda p=product: get_product(context, product=p),
-                lambda result: result[0],
+                partial(get_product, context, product=product),
+                _response,
             )
+        variant_rows = inventory_for(variants, store) if store is not None else {}
         if "sizes" in aspects:
-            lines, variant = variant_sentences(product, variants, "size", u.asked_size)
+            lines, variant = variant_sentences(
+                product, variants, "size", u.asked_size, store=store, rows=variant_rows
+            )
             sentences += lines
             shown = variant or product
         if "colors" in aspects:
-            lines, variant = variant_sentences(product, variants, "color", u.asked_color)
+            lines, variant = variant_sentences(
+                shown, variants, "color", u.asked_color, store=store, rows=variant_rows
+            )
             sentences += lines
             shown = variant or shown
         if "material" in aspects:
@@ -259,8 +323,8 @@ def product_reply(
                     "gtin": product.gtin or product.item_id,
                     **({"store": store.code} if store else {}),
                 },
-                lambda p=product: check_availability(context, product=p, store=store),
-                lambda result: result[0],
+                partial(check_availability, context, product=product, store=store),
+                _response,
             )
             sentences += availability_sentences(product, rows, store)
         if "price" in aspects:
@@ -278,7 +342,8 @@ def product_reply(
                 else f"The {product.title} has no category in the catalog."
             )
         if "details" in aspects:
-            sentences += details_sentences(product, variants, u)
+            row = inventory_for([product], store).get(product.pk) if store else None
+            sentences += details_sentences(product, variants, u, store=store, row=row)
         items.append(Item(product=shown, reasons=[]))
     rows_by_product = inventory_for([i.product for i in items], context.store)
     for item in items:

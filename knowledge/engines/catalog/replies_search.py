@@ -16,7 +16,13 @@ from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.finding import Found, constraints_json
 from knowledge.engines.catalog.snapshots import inventory_for
 from knowledge.engines.catalog.streaming import ToolCalls
-from knowledge.engines.catalog.tools import ToolContext, product_summary, search_products
+from knowledge.engines.catalog.tools import (
+    ToolContext,
+    item_ids_with_variants,
+    product_summary,
+    products_by_gtin,
+    search_products,
+)
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
     SORT_CHEAPEST,
@@ -33,6 +39,7 @@ def run_search(
     *,
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
+    relax: bool = True,
 ) -> tuple[Found, list[Product]]:
     """The `search_products` tool call; returns the outcome and the products to show."""
     limit = context.chatbot.max_products or 4
@@ -57,7 +64,11 @@ def run_search(
         "search_products",
         args,
         lambda: search_products(
-            context, constraints=constraints, offset=offset, exclude_item_ids=exclude_item_ids
+            context,
+            constraints=constraints,
+            offset=offset,
+            exclude_item_ids=exclude_item_ids,
+            relax=relax,
         ),
         response,
     )
@@ -129,9 +140,9 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
         return f"Here {are} {count} more {plain}:"
     if count == 1:
         return f"I found one match for {plain}:"
-    if found.total > count:
+    if found.shown_total > count:
         pick = f"the {count} {order}" if order and order != "top picks" else f"my top {count}"
-        return f"I found {found.total} {plain}. Here are {pick}:"
+        return f"I found {found.shown_total} {plain}. Here are {pick}:"
     if order == "top picks":
         return f"Here are my top picks among our {plain}:"
     if order:
@@ -140,7 +151,7 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
 
 
 def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:
-    if found.total > shown_so_far:
+    if found.shown_total > shown_so_far:
         return "Want to see more, or shall I compare two of them?"
     if len(shown) >= 2:
         return "Shall I compare two of them or tell you more about one?"
@@ -169,7 +180,7 @@ def search_reply(
         suggestions=sg.search_suggestions(
             constraints=found.used,
             products=shown,
-            total=found.total,
+            total=found.shown_total,
             shown_so_far=len(shown),
             vocabulary=context.vocabulary,
         ),
@@ -194,13 +205,14 @@ def nothing_found(context: ToolContext, constraints: Constraints, found: Found) 
 
 def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState) -> Draft:
     constraints = state.search or Constraints()
-    offset = state.shown_for_search
-    found, shown = run_search(context, tools, constraints, offset=offset)
+    seen = products_by_gtin(context.organization, state.seen_for_search)
+    exclude = item_ids_with_variants(context.organization, seen)
+    found, shown = run_search(context, tools, constraints, exclude_item_ids=exclude, relax=False)
     if not shown:
         text = (
             f"That's everything I have for "
-            f"{ph.describe(constraints, context.vocabulary.currency)}: you've seen all "
-            f"{found.total}. Want to try something else?"
+            f"{ph.describe(constraints, context.vocabulary.currency)}: you've seen them all. "
+            "Want to try something else?"
         )
         suggestions = ["Show cheaper ones"] if constraints.sort != SORT_CHEAPEST else []
         return Draft(
@@ -210,15 +222,15 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
     items = items_for(context, shown, found.used, query)
     lines = [_lead(found, shown, more=True)]
     lines += [ph.product_line(i.product, i.reasons) for i in items]
-    lines.append(_closing(found, shown, offset + len(shown)))
+    lines.append(_closing(found, shown, len(shown)))
     return Draft(
         text="\n".join(lines),
         items=items,
         suggestions=sg.search_suggestions(
             constraints=found.used,
             products=shown,
-            total=found.total,
-            shown_so_far=offset + len(shown),
+            total=found.shown_total,
+            shown_so_far=len(shown),
             vocabulary=context.vocabulary,
         ),
     )
@@ -234,9 +246,11 @@ def similar_reply(
     pricier: bool,
 ) -> Draft:
     """Alternatives to `base`: its category, optionally cheaper or pricier, never itself."""
+    genders = wishes.genders or ((base.gender, "unisex") if base.gender else ())
     constraints = replace(
         wishes,
         terms=(),
+        genders=genders,
         category=base.category,
         sort="",
         max_price=base.current_price if cheaper else wishes.max_price,
@@ -245,8 +259,20 @@ def similar_reply(
         min_exclusive=pricier or wishes.min_exclusive,
         around=None if (cheaper or pricier) else wishes.around,
     )
-    found, shown = run_search(context, tools, constraints, exclude_item_ids=(base.item_id,))
-    shown = [p for p in shown if not (base.item_group_id and p.item_group_id == base.item_group_id)]
+    exclude = item_ids_with_variants(context.organization, [base])
+    # Nearest first: the product's own category, then each broader level of it.
+    levels = [level.strip() for level in base.category.split(">") if level.strip()]
+    categories = [" > ".join(levels[:n]) for n in range(len(levels), 0, -1)] or [""]
+    found: Found | None = None
+    shown: list[Product] = []
+    for category in categories:
+        attempt = replace(constraints, category=category)
+        last = category == categories[-1]
+        found, shown = run_search(context, tools, attempt, exclude_item_ids=exclude, relax=last)
+        if shown:
+            constraints = attempt
+            break
+    assert found is not None
     if not cheaper and not pricier:
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))
     name = ph.name_of(base)

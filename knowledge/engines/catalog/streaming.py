@@ -27,10 +27,10 @@ def text_chunks(text: str) -> list[str]:
         if len(text) - start <= MAX_CHUNK:
             chunks.append(text[start:])
             break
-        window = text[start : start + MAX_CHUNK + 1]
+        window = text[start : start + MAX_CHUNK]
         cut = -1
         for marker in ("\n", ". ", "! ", "? ", ": ", ", "):
-            position = window.rfind(marker, MIN_CHUNK)
+            position = window.rfind(marker, MIN_CHUNK - len(marker))
             if position != -1:
                 cut = position + len(marker)
                 break

@@ -93,6 +93,19 @@ def products_by_gtin(organization: Organization, gtins: list[str]) -> list[Produ
     return [by_key[g] for g in gtins if g in by_key]
 
 
+def item_ids_with_variants(organization: Organization, products: list[Product]) -> tuple[str, ...]:
+    """Item ids of `products` and of all their variants (to leave them out of a search)."""
+    ids = {p.item_id for p in products}
+    groups = {p.item_group_id for p in products if p.item_group_id}
+    if groups:
+        ids |= set(
+            Product.objects.filter(organization=organization, item_group_id__in=groups).values_list(
+                "item_id", flat=True
+            )
+        )
+    return tuple(sorted(ids))
+
+
 def variants_of(product: Product) -> list[Product]:
     """The product and its variants (same `item_group_id`), the product first."""
     if not product.item_group_id:
@@ -118,7 +131,12 @@ def get_page_context(context: ToolContext, *, url: str) -> tuple[dict[str, Any],
 
 
 def search_products(
-    context: ToolContext, *, constraints: Constraints, offset: int = 0, exclude_item_ids=()
+    context: ToolContext,
+    *,
+    constraints: Constraints,
+    offset: int = 0,
+    exclude_item_ids=(),
+    relax: bool = True,
 ) -> Found:
     return find(
         organization=context.organization,
@@ -127,6 +145,7 @@ def search_products(
         store=context.store,
         offset=offset,
         exclude_item_ids=tuple(exclude_item_ids),
+        relax=relax,
     )
 
 

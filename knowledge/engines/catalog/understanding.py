@@ -231,8 +231,8 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
         r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
         r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b",
     ]
-    for pattern in size_patterns:
-        for match in re.finditer(pattern, work):
+    for size_pattern in size_patterns:
+        for match in re.finditer(size_pattern, work):
             raw = match.group(1).strip()
             value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
             catalog_value = vocabulary.sizes.get(value.lower(), value)

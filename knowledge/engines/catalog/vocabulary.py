@@ -48,6 +48,7 @@ def normalize(text: str) -> str:
     """Folded text with `&` spelled out, possessives and punctuation reduced to spaces."""
     text = fold(text).replace("\u2019", "'").replace("&", " and ")
     text = re.sub(r"\b(men|women|kid|girl|boy|lady|ladie)'s\b", r"\1s", text)
+    text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "t-shirt", "off-white"
     text = re.sub(r"[^\w$€£%+.,'-]+", " ", text)
     return re.sub(r"\s+", " ", text).strip()
 
@@ -94,7 +95,8 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
                 vocabulary.top_levels.append(levels[0])
             vocabulary.categories.setdefault(phrase(path), path)
             for level in levels:
-                vocabulary.categories.setdefault(phrase(level), level)
+                for spelling in _number_forms(phrase(level)):
+                    vocabulary.categories.setdefault(spelling, level)
     for brand in _distinct(organization, "brand"):
         full = phrase(brand)
         for alias in _brand_aliases(brand):
@@ -123,6 +125,26 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
         first=Min("created_at")
     )["first"]
     return vocabulary
+
+
+def _number_forms(words: str) -> list[str]:
+    """ "running shoes" -> also "running shoe"; "laptop" -> also "laptops"."""
+    head, _, last = words.rpartition(" ")
+    if not last or last.isdigit():
+        return [words]
+    if last.endswith("ies"):
+        other = last[:-3] + "y"
+    elif last.endswith(("ches", "shes", "xes", "sses")):
+        other = last[:-2]
+    elif last.endswith("s") and not last.endswith("ss"):
+        other = last[:-1]
+    elif last.endswith("y"):
+        other = last[:-1] + "ies"
+    elif last.endswith(("ch", "sh", "x", "s")):
+        other = last + "es"
+    else:
+        other = last + "s"
+    return [words, f"{head} {other}".strip()]
 
 
 def _brand_aliases(brand: str) -> set[str]:
