@@ -31,7 +31,10 @@ _DESCRIPTIONS = {
 
 def chat_id_parameter() -> OpenApiParameter:
     return OpenApiParameter(
-        "chatId", OpenApiTypes.UUID, OpenApiParameter.PATH, description="Id of the chat (from Create Chat)."
+        "chatId",
+        OpenApiTypes.UUID,
+        OpenApiParameter.PATH,
+        description="Id of the chat (from Create Chat).",
     )
 
 

@@ -4,17 +4,50 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assistant_api.fields import StrictUUIDField
 from chats.models import Chat, Message
+from knowledge.canonical import InvalidUrlError, canonicalize_url
+
+MAX_MESSAGE_CHARS = 4000
+MAX_URL_CHARS = 2048
 
 
+@extend_schema_serializer(component_name="CreateChat")
 class ChatCreateInput(serializers.Serializer):
     chatbotId = StrictUUIDField()
     userId = StrictUUIDField(required=False, allow_null=True)
 
 
+class StrictCharField(serializers.CharField):
+    """Text given as a JSON string; DRF's CharField would turn numbers into text."""
+
+    def to_internal_value(self, data) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class MessageCreateInput(serializers.Serializer):
+    """The body of `POST /v1/chats/{chatId}/messages` (contract §4)."""
+
+    # Trimmed first, so white space alone is "blank"; DRF refuses NUL characters itself.
+    message = StrictCharField(max_length=MAX_MESSAGE_CHARS)
+    currentUrl = StrictCharField(max_length=MAX_URL_CHARS, trim_whitespace=False)
+
+    def validate_currentUrl(self, value: str) -> str:
+        if value != value.strip() or any(ch.isspace() for ch in value):
+            raise serializers.ValidationError("Must be a URL without white space.")
+        try:
+            canonicalize_url(value)
+        except InvalidUrlError:
+            raise serializers.ValidationError("Must be an absolute http or https URL.") from None
+        return value
+
+
+@extend_schema_serializer(component_name="Chat")
 class ChatOutput(serializers.ModelSerializer):
     chatbotId = serializers.UUIDField(source="chatbot_id")
     userId = serializers.UUIDField(source="user_id")
@@ -26,22 +59,26 @@ class ChatOutput(serializers.ModelSerializer):
         fields = ["id", "chatbotId", "userId", "organizationId", "createdAt"]
 
 
+@extend_schema_serializer(component_name="Location")
 class LocationOutput(serializers.Serializer):
     key = serializers.CharField()
     value = serializers.CharField()
 
 
+@extend_schema_serializer(component_name="Availability")
 class AvailabilityOutput(serializers.Serializer):
     status = serializers.CharField()
     quantity = serializers.IntegerField()
 
 
+@extend_schema_serializer(component_name="Flag")
 class FlagOutput(serializers.Serializer):
     type = serializers.CharField()
     title = serializers.CharField()
     text = serializers.CharField()
 
 
+@extend_schema_serializer(component_name="Product")
 class ProductOutput(serializers.Serializer):
     """Describes a product snapshot; the snapshot is stored in this shape already."""
 
@@ -62,6 +99,7 @@ class ProductOutput(serializers.Serializer):
     flags = FlagOutput(many=True, required=False)
 
 
+@extend_schema_serializer(component_name="Message")
 class MessageOutput(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid")
     chatId = serializers.UUIDField(source="chat_id")

@@ -5,10 +5,10 @@ from chats.views import ChatMessageViewSet, ChatViewSet
 
 urlpatterns = [
     path("chats", ChatViewSet.as_view({"post": "create"}), name="chat-list"),
-    path("chats/<str:chat_id>", ChatViewSet.as_view({"get": "retrieve"}), name="chat-detail"),
+    path("chats/<str:chatId>", ChatViewSet.as_view({"get": "retrieve"}), name="chat-detail"),
     path(
-        "chats/<str:chat_id>/messages",
-        ChatMessageViewSet.as_view({"get": "list"}),
+        "chats/<str:chatId>/messages",
+        ChatMessageViewSet.as_view({"get": "list", "post": "create"}),
         name="chat-messages",
     ),
     # The event stream (contract §5), also at the path of an older quick-start.

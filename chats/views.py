@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import request_organization
+from accounts.usage import quota_headers
 from assistant_api.errors import ValidationFailedError
-from assistant_api.openapi import ERROR_RESPONSES
+from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
+from chats.idempotency import idempotency_key_clean
 from chats.selectors import chat_get, message_list
-from chats.serializers import ChatCreateInput, ChatOutput, MessageOutput
+from chats.serializers import ChatCreateInput, ChatOutput, MessageCreateInput, MessageOutput
 from chats.services import chat_create
+from chats.services_messages import message_create
 
 
 def validated(serializer_class, data) -> dict:
@@ -23,7 +26,7 @@ def validated(serializer_class, data) -> dict:
 
 
 class ChatViewSet(viewsets.GenericViewSet):
-    lookup_url_kwarg = "chat_id"
+    lookup_url_kwarg = "chatId"
 
     @extend_schema(
         operation_id="createChat",
@@ -46,11 +49,12 @@ class ChatViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         operation_id="getChat",
+        parameters=[chat_id_parameter()],
         responses={200: ChatOutput, **ERROR_RESPONSES(401, 404, 429)},
         summary="Get Chat",
     )
-    def retrieve(self, request: Request, chat_id: str) -> Response:
-        chat = chat_get(organization=request_organization(request), chat_id=chat_id)
+    def retrieve(self, request: Request, chatId: str) -> Response:
+        chat = chat_get(organization=request_organization(request), chat_id=chatId)
         return Response(ChatOutput(chat).data)
 
 
@@ -59,14 +63,40 @@ class ChatMessageViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
 
     def get_queryset(self):
         chat = chat_get(
-            organization=request_organization(self.request), chat_id=self.kwargs["chat_id"]
+            organization=request_organization(self.request), chat_id=self.kwargs["chatId"]
         )
         return message_list(chat=chat)
 
     @extend_schema(
         operation_id="listChatMessages",
+        parameters=[chat_id_parameter()],
         responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 404, 422, 429)},
         summary="List all Chat Messages",
     )
     def list(self, request: Request, *args, **kwargs) -> Response:
         return super().list(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="addMessageToChat",
+        request=MessageCreateInput,
+        parameters=[
+            OpenApiParameter("store", str, OpenApiParameter.QUERY, required=False),
+            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False),
+        ],
+        responses={201: MessageOutput, **ERROR_RESPONSES(401, 404, 422, 429, 503)},
+        summary="Add Message to Chat",
+    )
+    def create(self, request: Request, chatId: str) -> Response:
+        chat = chat_get(organization=request_organization(request), chat_id=chatId)
+        data = validated(MessageCreateInput, request.data)
+        outcome = message_create(
+            organization=request_organization(request),
+            chat=chat,
+            content=data["message"],
+            current_url=data["currentUrl"],
+            store_code=request.query_params.get("store"),
+            idempotency_key=idempotency_key_clean(request.headers.get("Idempotency-Key")),
+        )
+        organization = request_organization(request)
+        headers = quota_headers(organization=organization) if outcome.status_code == 201 else {}
+        return Response(outcome.body, status=outcome.status_code, headers=headers)

@@ -102,5 +102,7 @@ def test_other_organizations_chat_is_404(tenant, other_tenant):
 
 def test_create_query_count(tenant, django_assert_num_queries):
     tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
-    with django_assert_num_queries(6):  # key, chatbot, insert, usage update, savepoint pair of atomic()
+    with django_assert_num_queries(
+        6
+    ):  # key, chatbot, insert, usage update, savepoint pair of atomic()
         tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
