@@ -45,6 +45,11 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	SECRET_KEY=lint $(VENV)/bin/mypy .
 
+# The assistant's labelled conversations (eval/): pass share, constraint violations and
+# ungrounded facts; exits non-zero below target. Uses DATABASE_URL, else the SQLite file.
+eval: install
+	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner
+
 format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .

@@ -31,6 +31,7 @@ PAGE = "page"  # about the product of the page the shopper is on
 NAMED = "named"  # about a product named in the message, if the catalog has it
 MORE = "more"
 SEARCH = "search"
+CLARIFY = "clarify"  # a question about "it" when nothing is in view
 UNKNOWN = "unknown"
 
 PRODUCT_QUESTIONS = frozenset(
@@ -48,7 +49,8 @@ class ConversationState:
 
 
 def is_product_question(u: Understanding) -> bool:
-    return bool(u.asks & PRODUCT_QUESTIONS) or bool(u.asked_size)
+    asked_value = bool(u.asked_size or u.asked_color) and u.interrogative
+    return bool(u.asks & PRODUCT_QUESTIONS) or asked_value
 
 
 def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str:
@@ -64,14 +66,19 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
         return COMPARE
     if "similar" in u.asks and (has_products or u.name_words):
         return SIMILAR
-    if u.ordinals and state.shown and not c.has_filters():
+    if u.ordinals and state.shown and not subject and not c.brands:
         return PRODUCT
-    if "more" in u.asks and state.search is not None and not subject:
+    if "more" in u.asks and state.search is not None and not subject and not c.has_filters():
         return MORE
     question = is_product_question(u)
     if u.asks & {"cheaper", "pricier"} and state.search is not None and not subject:
         return SEARCH  # "cheaper ones": the same search, below what was shown
-    if on_pdp and not subject and not c.brands and (u.pronoun or question or state.search is None):
+    if state.search is not None and u.filtering and not subject:
+        return SEARCH  # "which of these are on sale?": the same search, narrowed
+    about_page = on_pdp and not c.brands and (not subject or (u.pronoun and not c.category))
+    if about_page and (
+        u.pronoun or question or state.search is None or u.asked_size or u.asked_color
+    ):
         if ("cheaper" in u.asks or "pricier" in u.asks) and state.search is None:
             return SIMILAR
         return PAGE
@@ -89,8 +96,10 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
         and (state.shown or state.focus)
     ):
         return PRODUCT
-    if question and c.terms and not c.category and not (c.has_filters() and not c.brands):
-        return NAMED
+    if question and c.terms and not c.category:
+        return NAMED  # "is the iPhone X on sale?", if the catalog has a product so named
+    if question and u.pronoun and not subject and not c.brands:
+        return CLARIFY  # "is it in stock?" with nothing to point at
     if subject or c.has_filters() or c.sort or u.asks & {"cheaper", "pricier", "more"}:
         return SEARCH
     if question and (state.shown or state.focus):

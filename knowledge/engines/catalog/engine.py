@@ -16,6 +16,7 @@ from knowledge.engines.catalog import dialogue as dl
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft
+from knowledge.engines.catalog.lexicon import FILLER_WORDS
 from knowledge.engines.catalog.replies_product import compare_reply, product_reply
 from knowledge.engines.catalog.replies_search import more_reply, search_reply, similar_reply
 from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
@@ -28,7 +29,7 @@ from knowledge.engines.catalog.tools import (
     products_by_gtin,
     tool_context_from,
 )
-from knowledge.engines.catalog.understanding import Understanding, understand
+from knowledge.engines.catalog.understanding import Understanding, singular, understand
 from knowledge.models import Product, Store
 from knowledge.search import product_search
 from knowledge.search.text import words
@@ -61,6 +62,7 @@ class Turn:
         self.u: Understanding = understand(request.message, self.vocabulary)
         self.state = dl.conversation_state(request.history, self.vocabulary)
         self.store: Store | None = request.store
+        self.asked_store: Store | None = request.store
 
     # --- the page -------------------------------------------------------------------------
 
@@ -81,10 +83,15 @@ class Turn:
 
     def draft(self) -> Draft:
         page = self.page_product()
-        if self.u.store_code and self.store is None:
-            self.store = Store.objects.filter(
-                organization=self.request.organization, code=self.u.store_code
-            ).first()
+        # A store named in the message ("in Hamburg?") is where availability is answered for;
+        # snapshots keep the `store` parameter's values (contract §4).
+        if self.u.store_code and (self.store is None or self.store.code != self.u.store_code):
+            self.asked_store = (
+                Store.objects.filter(
+                    organization=self.request.organization, code=self.u.store_code
+                ).first()
+                or self.store
+            )
         kind = dl.classify(self.u, self.state, on_pdp=page is not None)
         if kind == dl.SMALLTALK:
             return self.smalltalk(page)
@@ -110,13 +117,19 @@ class Turn:
         if kind == dl.PRODUCT:
             products = self.referenced_all()
             if products:
-                return product_reply(self.context, self.tools, products, self.u, store=self.store)
+                return product_reply(
+                    self.context, self.tools, products, self.u, store=self.asked_store
+                )
         if kind == dl.PAGE and page is not None:
-            return product_reply(self.context, self.tools, [page], self.u, store=self.store)
+            return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         if kind == dl.NAMED:
             product = self.named()
             if product is not None:
-                return product_reply(self.context, self.tools, [product], self.u, store=self.store)
+                return product_reply(
+                    self.context, self.tools, [product], self.u, store=self.asked_store
+                )
+        if kind == dl.CLARIFY:
+            return self.clarify()
         if kind == dl.MORE:
             return more_reply(self.context, self.tools, self.state)
         if kind in (dl.SEARCH, dl.NAMED, dl.COMPARE, dl.SIMILAR) and (
@@ -130,7 +143,7 @@ class Turn:
                 self.context, self.tools, constraints, state=self.state, continues=continues
             )
         if page is not None:
-            return product_reply(self.context, self.tools, [page], self.u, store=self.store)
+            return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         return self.not_understood()
 
     # --- products the message points at ----------------------------------------------------
@@ -170,9 +183,11 @@ class Turn:
         if text is None:
             said = set(words(self.u.normalized))
             query_words = list(self.u.name_words)
+            needed = {singular(w) for w in words(" ".join(self.u.constraints.terms)) if len(w) > 1}
         else:
             said = set(words(text))
             query_words = [w for w in words(text) if len(w) > 1]
+            needed = {singular(w) for w in query_words if w not in FILLER_WORDS}
         if not query_words:
             return None
         args = {"query": " ".join(query_words), "purpose": "find the product named"}
@@ -195,10 +210,15 @@ class Turn:
             title_words = {w for w in words(product.title) if len(w) > 1 or w.isdigit()}
             if not title_words:
                 continue
+            # Every word the shopper used to name it is in its name, and most of its name
+            # was said: "the iPhone X", not "Apple accessories" for the AirPods.
+            brand_words = set(words(product.brand))
+            if not needed <= {singular(w) for w in title_words} | brand_words:
+                continue
             coverage = len(title_words & said) / len(title_words)
             scored.append((coverage, product))
         scored.sort(key=lambda pair: -pair[0])
-        if not scored or scored[0][0] < 0.5:
+        if not scored or scored[0][0] < 0.6:
             return None
         if len(scored) > 1 and scored[1][0] == scored[0][0] and scored[0][0] < 1:
             return None
@@ -292,6 +312,13 @@ class Turn:
         return Draft(
             text="Which two products would you like me to compare? Search for a few first, "
             "then ask me to compare them.",
+            suggestions=sg.browse_suggestions(self.vocabulary),
+        )
+
+    def clarify(self) -> Draft:
+        return Draft(
+            text="Which product do you mean? Open its page, or tell me its name or what you're "
+            "looking for, and I'll check it for you.",
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 

@@ -424,6 +424,31 @@ FILLER_WORDS = frozenset(
         "cheaper",
         "expensive",
     ]
+) | frozenset(
+    [
+        "now",
+        "today",
+        "tonight",
+        "tomorrow",
+        "currently",
+        "right",
+        "away",
+        "soon",
+        "asap",
+        "quickly",
+        "still",
+        "yet",
+        "ever",
+        "there",
+        "actually",
+        "exactly",
+        "kindly",
+        "wondering",
+        "wonder",
+        "curious",
+        "question",
+        "quick",
+    ]
 )
 
 GREETINGS = re.compile(
@@ -491,7 +516,7 @@ SIMILAR = re.compile(
 )
 COMPARE = re.compile(
     r"\b(compare|comparison|versus|vs\.?|difference|differ|better than|which is better|"
-    r"which (one )?is (cheaper|better|more expensive|the cheapest|best)|"
+    r"which (one )?is (cheaper|better|more expensive)|"
     r"which should i (buy|get|choose))\b"
 )
 DETAILS = re.compile(
@@ -509,8 +534,10 @@ PRICE_QUESTION = re.compile(
     r"\b(how much|price|cost|costs|on sale|discount|deal|cheaper|reduced|offer|what does it cost|"
     r"is it expensive|pricing|promotion)\b"
 )
-SIZE_QUESTION = re.compile(r"\b(sizes?|fit|fits|come in|comes in|available in|does it come)\b")
-COLOR_QUESTION = re.compile(r"\b(colou?rs?|shades?|come in|comes in|available in)\b")
+SIZE_QUESTION = re.compile(r"\b(sizes?|fit|fits)\b")
+COLOR_QUESTION = re.compile(r"\b(colou?rs?|shades?)\b")
+# "does it come in ...": blanked with the questions, the value itself is read as size/colour.
+COMES_IN = re.compile(r"\b(come in|comes in|available in|does it come|is there an?|have it in)\b")
 MATERIAL_QUESTION = re.compile(
     r"\b(made of|made from|material|fabric|what is it made|composition)\b"
 )

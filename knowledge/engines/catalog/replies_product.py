@@ -37,7 +37,7 @@ def aspects_of(u: Understanding) -> list[str]:
     asked = set(u.asks)
     if u.asked_size:
         asked.add("sizes")
-    if u.asked_color and ("colors" in asked or "sizes" in asked or u.pronoun):
+    if u.asked_color:
         asked.add("colors")
     if "sizes" in asked and "colors" in asked and not u.asked_color:
         # "does it come in L?" reads as both; a size was named, so it is about sizes.

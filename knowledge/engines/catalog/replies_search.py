@@ -263,15 +263,25 @@ def similar_reply(
     # Nearest first: the product's own category, then each broader level of it.
     levels = [level.strip() for level in base.category.split(">") if level.strip()]
     categories = [" > ".join(levels[:n]) for n in range(len(levels), 0, -1)] or [""]
+    limit = context.chatbot.max_products or 4
     found: Found | None = None
     shown: list[Product] = []
     for category in categories:
         attempt = replace(constraints, category=category)
         last = category == categories[-1]
-        found, shown = run_search(context, tools, attempt, exclude_item_ids=exclude, relax=last)
-        if shown:
-            constraints = attempt
+        # Relax price only as a last resort, and only when nothing at all was found.
+        found, more = run_search(
+            context, tools, attempt, exclude_item_ids=exclude, relax=last and not shown
+        )
+        if found.relaxed and shown:
             break
+        constraints = attempt if not shown else constraints
+        seen = {p.pk for p in shown}
+        shown += [p for p in more if p.pk not in seen]
+        exclude = exclude + tuple(p.item_id for p in more)
+        if len(shown) >= limit or (shown and (cheaper or pricier)):
+            break
+    shown = shown[:limit]
     assert found is not None
     if not cheaper and not pricier:
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))

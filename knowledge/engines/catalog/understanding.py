@@ -28,6 +28,13 @@ _FOLLOWUP_START = re.compile(
     r"maybe|only|just|what if|do you have (them|those|it|these)|in)\b"
 )
 _SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
+_QUESTION_START = re.compile(
+    r"^(is|are|does|do|did|can|could|will|would|have|has|what|which|how|who|where|when|why)\b"
+)
+_FILTERING = re.compile(
+    r"\b(which (of|ones?)|only( the)?( ones?)?|just the|any of (them|these|those)|"
+    r"those that|the ones?|show (me )?(only|just))\b"
+)
 _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
 
 
@@ -76,6 +83,8 @@ class Understanding:
     plural_reference: bool = False
     followup_start: bool = False
     subject_switch: bool = False
+    filtering: bool = False  # "which of these...", "only the ones...": narrowing a search
+    interrogative: bool = False  # phrased as a question
     asked_size: str = ""
     asked_color: str = ""
     store_code: str = ""
@@ -264,6 +273,7 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
         lx.CATEGORY_QUESTION,
         lx.SIZE_QUESTION,
         lx.COLOR_QUESTION,
+        lx.COMES_IN,
         lx.AVAILABILITY,
         lx.PRICE_QUESTION,
         lx.DETAILS,
@@ -329,6 +339,8 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
         plural_reference=plural_reference or bool(_REF_WORDS.search(normalized)),
         followup_start=bool(_FOLLOWUP_START.search(normalized)),
         subject_switch=bool(_SUBJECT_SWITCH.search(normalized)),
+        filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
+        interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
         asked_size=asked_size,
         asked_color=colors[0] if colors else "",
         store_code=store_code,

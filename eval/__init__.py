@@ -1,0 +1,1 @@
+"""The assistant's evaluation: labelled conversations and their runner (`make eval`)."""

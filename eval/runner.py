@@ -1,0 +1,251 @@
+"""`make eval`: the assistant's labelled conversations, run through the real API in process.
+
+Imports the shared demo catalog and the eval's fashion catalog into fresh organizations, plays
+every conversation of `conversations/*.yaml` through `POST /v1/chats/{chatId}/messages`, checks
+each reply (see `checks.py`) and prints the share of conversations that pass, the constraint
+violations and the ungrounded facts. Targets: >= 95% pass, 0 violations, 0 ungrounded facts.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CONVERSATIONS = Path(__file__).resolve().parent / "conversations"
+SHOPS = {
+    "demo": (
+        ROOT.parent / "shared" / "catalogs" / "demo-shop-products.tsv",
+        ROOT.parent / "shared" / "catalogs" / "demo-shop-local-inventory.tsv",
+        ROOT.parent / "shared" / "catalogs" / "demo-shop-stores.tsv",
+    ),
+    "fashion": (
+        ROOT / "eval" / "catalogs" / "fashion-products.tsv",
+        ROOT / "eval" / "catalogs" / "fashion-local-inventory.tsv",
+        ROOT / "eval" / "catalogs" / "fashion-stores.tsv",
+    ),
+}
+HOME = {"demo": "https://demo-shop.example/", "fashion": "https://fashion.example/"}
+TARGET_PASS = 0.95
+
+
+@dataclass
+class Result:
+    conversation: str
+    failures: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    ungrounded: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not (self.failures or self.violations or self.ungrounded)
+
+
+@dataclass
+class Report:
+    results: list[Result]
+    turns: int
+    seconds: float
+
+    @property
+    def pass_share(self) -> float:
+        return sum(r.passed for r in self.results) / max(1, len(self.results))
+
+    @property
+    def violations(self) -> int:
+        return sum(len(r.violations) for r in self.results)
+
+    @property
+    def ungrounded(self) -> int:
+        return sum(len(r.ungrounded) for r in self.results)
+
+    @property
+    def meets_targets(self) -> bool:
+        return self.pass_share >= TARGET_PASS and not self.violations and not self.ungrounded
+
+    def text(self, *, verbose: bool = False) -> str:
+        passed = sum(r.passed for r in self.results)
+        lines = [
+            f"Conversations: {len(self.results)} ({self.turns} messages, {self.seconds:.1f} s)",
+            f"Passed: {passed}/{len(self.results)} ({self.pass_share:.1%}; target >= 95%)",
+            f"Constraint violations: {self.violations} (target 0)",
+            f"Ungrounded facts: {self.ungrounded} (target 0)",
+        ]
+        for result in self.results:
+            if result.passed and not verbose:
+                continue
+            lines.append(f"- {result.conversation}: {'pass' if result.passed else 'FAIL'}")
+            lines += [f"    failure: {f}" for f in result.failures]
+            lines += [f"    violation: {v}" for v in result.violations]
+            lines += [f"    ungrounded: {u}" for u in result.ungrounded]
+        return "\n".join(lines)
+
+
+def load_conversations(directory: Path = CONVERSATIONS) -> list[dict[str, Any]]:
+    conversations: list[dict[str, Any]] = []
+    for path in sorted(directory.glob("*.yaml")):
+        for conversation in yaml.safe_load(path.read_text()) or []:
+            conversation.setdefault("id", f"{path.stem}-{len(conversations)}")
+            conversations.append(conversation)
+    return conversations
+
+
+def _shop(name: str):
+    """A fresh organization with the shop's catalog, a chatbot and an authenticated client."""
+    from django.core.management import call_command
+    from rest_framework.test import APIClient
+
+    from accounts.models import Chatbot, Organization
+    from accounts.services import api_key_issue
+
+    products, inventory, stores = SHOPS[name]
+    organization = Organization.objects.create(name=f"Eval {name} {uuid.uuid4().hex[:8]}")
+    call_command(
+        "import_catalog",
+        str(organization.id),
+        str(products),
+        "--inventory",
+        str(inventory),
+        "--stores",
+        str(stores),
+        "--json",
+        stdout=open("/dev/null", "w"),  # noqa: SIM115 (the summary is not needed)
+    )
+    chatbot = Chatbot.objects.create(organization=organization, name="Eval assistant")
+    client = APIClient(SERVER_NAME="localhost")
+    client.credentials(HTTP_X_API_KEY=api_key_issue(organization=organization).key)
+    return organization, chatbot, client
+
+
+def run(conversations: list[dict[str, Any]] | None = None) -> Report:
+    """Plays the conversations; every organization it creates is deleted at the end."""
+    conversations = conversations if conversations is not None else load_conversations()
+    started = time.monotonic()
+    shops = {name: _shop(name) for name in sorted({c.get("shop", "demo") for c in conversations})}
+    results: list[Result] = []
+    turns = 0
+    try:
+        for conversation in conversations:
+            result = Result(conversation["id"])
+            turns += _play(conversation, shops[conversation.get("shop", "demo")], result)
+            results.append(result)
+    finally:
+        for organization, _, _ in shops.values():
+            organization.delete()
+    return Report(results=results, turns=turns, seconds=time.monotonic() - started)
+
+
+def _play(conversation: dict[str, Any], shop, result: Result) -> int:
+    from chats.models import Event
+    from eval.checks import catalog_products, constraint_violations, ungrounded_facts
+
+    organization, chatbot, client = shop
+    home = HOME[conversation.get("shop", "demo")]
+    store = conversation.get("store", "")
+    chat_id = client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json").json()["id"]
+    said: list[str] = []
+    earlier_prices: set[Decimal] = set()
+    url = home
+    for number, turn in enumerate(conversation["turns"], start=1):
+        url = turn.get("url", url)
+        said.append(turn["say"])
+        last_event = Event.objects.filter(chat_id=chat_id).order_by("-seq").first()
+        path = f"/v1/chats/{chat_id}/messages" + (f"?store={store}" if store else "")
+        response = client.post(path, {"message": turn["say"], "currentUrl": url}, format="json")
+        where = f"turn {number} ({turn['say']!r})"
+        if response.status_code != 201:
+            result.failures.append(f"{where}: status {response.status_code}")
+            return number
+        body = response.json()
+        events = Event.objects.filter(
+            chat_id=chat_id, seq__gt=last_event.seq if last_event else 0
+        ).order_by("seq")
+        expect = turn.get("expect", {})
+        products = catalog_products(organization, body)
+        relaxed: list[str] = []
+        for event in events:
+            if event.tool_name == "search_products" and event.tool_response:
+                relaxed = event.tool_response.get("filtersRelaxed", relaxed)
+        result.failures += [f"{where}: {f}" for f in _expectations(body, expect, events, relaxed)]
+        result.violations += [
+            f"{where}: {v}"
+            for v in constraint_violations(products, expect.get("wishes", {}), relaxed, store)
+        ]
+        result.ungrounded += [
+            f"{where}: {u}"
+            for u in ungrounded_facts(organization, body, said, store, earlier_prices)
+        ]
+        for product in products:
+            earlier_prices |= {product.price} | (
+                {product.sale_price} if product.sale_price else set()
+            )
+    return len(conversation["turns"])
+
+
+def _expectations(body: dict[str, Any], expect: dict[str, Any], events, relaxed) -> list[str]:
+    failures: list[str] = []
+    content = body.get("content", "")
+    lowered = content.lower()
+    titles = [p["designation"] for p in body.get("products") or []]
+    suggestions = body.get("suggestions") or []
+    if not 2 <= len(suggestions) <= 4:
+        failures.append(f"{len(suggestions)} suggestions")
+    if "products" in expect:
+        wanted = expect["products"]
+        if wanted == 0 and titles:
+            failures.append(f"products {titles}, expected none")
+        elif wanted and len(titles) < wanted:
+            failures.append(f"{len(titles)} products, expected at least {wanted}")
+    for title in expect.get("titles", []):
+        if title not in titles:
+            failures.append(f"{title!r} not among {titles}")
+    for title in expect.get("not_titles", []):
+        if title in titles:
+            failures.append(f"{title!r} should not be shown")
+    if "first" in expect and (not titles or titles[0] != expect["first"]):
+        failures.append(f"first product {titles[:1]}, expected {expect['first']!r}")
+    for text in expect.get("says", []):
+        if text.lower() not in lowered:
+            failures.append(f"reply lacks {text!r}: {content[:160]!r}")
+    for text in expect.get("not_says", []):
+        if text.lower() in lowered:
+            failures.append(f"reply says {text!r}: {content[:160]!r}")
+    used = {e.tool_name for e in events if e.tool_name}
+    for tool in expect.get("tools", []):
+        if tool not in used:
+            failures.append(f"tool {tool} not used (used {sorted(used)})")
+    for label in expect.get("relaxed", []):
+        if label not in relaxed:
+            failures.append(f"relaxed {relaxed}, expected {label!r}")
+    prices = [p["price"] for p in body.get("products") or []]
+    if expect.get("sorted") == "price_asc" and prices != sorted(prices):
+        failures.append(f"prices {prices} not ascending")
+    if expect.get("sorted") == "price_desc" and prices != sorted(prices, reverse=True):
+        failures.append(f"prices {prices} not descending")
+    return failures
+
+
+def main(argv: list[str]) -> int:
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0, interactive=False)
+    report = run()
+    print(report.text(verbose="-v" in argv))
+    return 0 if report.meets_targets else 1
+
+
+if __name__ == "__main__":
+    import os
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assistant_api.settings")
+    sys.exit(main(sys.argv[1:]))
