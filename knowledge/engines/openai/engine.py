@@ -45,29 +45,24 @@ class OpenAIEngine:
         publisher.typing()
         try:
             return ModelReply(request, publisher, config).run()
-        except ModelFailure as failure:
-            # Only our own description and the kind are logged: provider error bodies can
-            # quote the request's credentials.
-            logger.warning(
-                "language model failed: %s",
-                failure.description,
-                extra={
-                    "failure": failure.kind,
-                    "model": config.model,
-                    "chat": str(request.chat.id),
-                },
-            )
-            if not config.fallback_enabled:
-                raise EngineError(failure.description) from None
-            args: dict[str, Any] = {"model": config.model, "failure": failure.kind}
-            if failure.tool_name:
-                args["tool"] = failure.tool_name
-            publisher.tool_failed(
-                LANGUAGE_MODEL_TOOL,
-                args,
-                f"{failure.description}; answering from the catalog instead",
-            )
-            return catalog_fallback(request, publisher)
+        except ModelFailure as exc:
+            failure = exc
+        # Only our own description and the kind are logged: provider error bodies can quote
+        # the request's credentials.
+        logger.warning(
+            "language model failed: %s",
+            failure.description,
+            extra={"failure": failure.kind, "model": config.model, "chat": str(request.chat.id)},
+        )
+        if not config.fallback_enabled:
+            raise EngineError(failure.description)
+        args: dict[str, Any] = {"model": config.model, "failure": failure.kind}
+        if failure.tool_name:
+            args["tool"] = failure.tool_name
+        publisher.tool_failed(
+            LANGUAGE_MODEL_TOOL, args, f"{failure.description}; answering from the catalog instead"
+        )
+        return catalog_fallback(request, publisher)
 
 
 class ModelReply:
