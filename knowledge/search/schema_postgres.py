@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 FACETS = "concat_ws(' ', NEW.brand, NEW.product_type, NEW.google_product_category, NEW.color, NEW.material)"
+SEARCH_VECTOR_INDEX = "knowledge_product_search_vector_gin"
 INDEXED_COLUMNS = (
     "title, brand, product_type, google_product_category, color, material, description"
 )
@@ -48,8 +49,7 @@ INSTALL = [
     FOR EACH ROW EXECUTE FUNCTION knowledge_product_search_vector()
     """,
     "UPDATE knowledge_product SET title = title",  # fills the vector of existing rows
-    "CREATE INDEX IF NOT EXISTS knowledge_product_search_vector_gin"
-    " ON knowledge_product USING gin (search_vector)",
+    f"CREATE INDEX IF NOT EXISTS {SEARCH_VECTOR_INDEX} ON knowledge_product USING gin (search_vector)",
     "CREATE INDEX IF NOT EXISTS knowledge_searchterm_term_trgm"
     " ON knowledge_searchterm USING gin (term gin_trgm_ops)",
 ]

@@ -7,10 +7,10 @@ each word that matches nothing in the catalog is replaced by near catalog words 
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet, Window
 
 from accounts.models import Organization
-from knowledge.models import Product
+from knowledge.models import Product, SearchTerm
 from knowledge.search.backend import TextBackend, text_backend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
 from knowledge.search.results import SORTS, SearchResult
@@ -45,38 +45,37 @@ def product_search(
     terms = query_words(query)
     if not terms:
         ordering = _ORDERINGS["title" if sort == "relevance" else sort]
-        return _page(filtered.order_by(*ordering), terms, limit, offset)
+        products, total = _page(filtered, ordering, limit, offset)
+        return SearchResult(products=products, total=total, terms=[])
 
     backend = text_backend()
+    ordering = _ORDERINGS[sort]
     groups = [[term] for term in terms]
-    matched = backend.match(filtered, groups, every=True)
-    total = matched.count()
+    products, total = _page(backend.match(filtered, groups, every=True), ordering, limit, offset)
     if total == 0:
-        groups = _corrected(backend, organization, catalog, terms)
-        if groups:
-            matched = backend.match(filtered, groups, every=True)
-            total = matched.count()
-            if total == 0 and len(groups) > 1:
-                matched = backend.match(filtered, groups, every=False)
-                total = matched.count()
+        corrected = _corrected(backend, organization, catalog, terms)
+        if corrected and corrected != groups:
+            matched = backend.match(filtered, corrected, every=True)
+            products, total = _page(matched, ordering, limit, offset)
+        if total == 0 and len(corrected) > 1:
+            matched = backend.match(filtered, corrected, every=False)
+            products, total = _page(matched, ordering, limit, offset)
+        groups = corrected
     searched = list(dict.fromkeys(word for group in groups for word in group))
-    if total == 0:
-        return SearchResult(products=[], total=0, terms=searched)
-    return _page(matched.order_by(*_ORDERINGS[sort]), searched, limit, offset, total=total)
+    return SearchResult(products=products, total=total, terms=searched)
 
 
 def _page(
-    queryset: QuerySet[Product],
-    terms: list[str],
-    limit: int,
-    offset: int,
-    *,
-    total: int | None = None,
-) -> SearchResult:
-    products = list(queryset[offset : offset + limit]) if limit else []
-    if total is None:
-        total = offset + len(products) if len(products) < limit and products else queryset.count()
-    return SearchResult(products=products, total=total, terms=terms)
+    queryset: QuerySet[Product], ordering: tuple[str, ...], limit: int, offset: int
+) -> tuple[list[Product], int]:
+    """One page and the total in one query: the total rides along as a window count."""
+    if limit == 0:
+        return [], queryset.count()
+    counted = queryset.annotate(search_total=Window(Count("pk"))).order_by(*ordering)
+    page: list[Product] = list(counted[offset : offset + limit])
+    if page:
+        return page, page[0].search_total  # type: ignore[attr-defined]
+    return [], queryset.count() if offset else 0
 
 
 def _corrected(
@@ -86,9 +85,17 @@ def _corrected(
     terms: list[str],
 ) -> list[list[str]]:
     """Each word kept if the catalog has it, else replaced by its alternatives, else dropped."""
+    known = set(
+        SearchTerm.objects.filter(organization=organization, term__in=terms).values_list(
+            "term", flat=True
+        )
+    )
     groups: list[list[str]] = []
     for term in terms:
-        if backend.match(catalog, [[term]], every=True).exists():
+        # Not a catalog name word: it may still match a description or another form of a word
+        # ("watches"). count(), not exists(): with LIMIT 1 PostgreSQL scans the whole table for
+        # a word that is nowhere (it expects an early hit); without, it uses the index.
+        if term in known or backend.match(catalog, [[term]], every=True).count():
             groups.append([term])
         elif found := alternatives(backend, organization, term):
             groups.append(found)

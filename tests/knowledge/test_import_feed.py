@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from knowledge.models import Availability, ImportRun, ImportStatus, Product
+from knowledge.search import product_search
 from tests.factories import OrganizationFactory, StoreFactory
 from tests.knowledge.catalog_files import item, run_import, tsv, write
 
@@ -244,3 +245,17 @@ def test_unknown_organization_and_missing_file_are_clear_errors(shop, tmp_path):
         call_command("import_catalog", "No Such Shop", str(feed), "--json")
     with pytest.raises(CommandError, match="feed file not found"):
         call_command("import_catalog", "Stride Shop", str(tmp_path / "missing.tsv"))
+
+
+def test_a_large_import_refreshes_the_search_index_and_statistics(shop, tmp_path, monkeypatch):
+    # On PostgreSQL this merges the GIN pending list and runs ANALYZE inside the import's
+    # transaction; a smaller threshold makes this small feed count as large.
+    monkeypatch.setattr("knowledge.catalog.import_products.ANALYZE_AFTER_CHANGES", 2)
+    feed = write(tmp_path / "feed.tsv", tsv([item(1), item(2, title="Summit Boot")]))
+
+    summary, failed = run_import(str(shop.id), str(feed))
+
+    assert (failed, summary["created"]) == (False, 2)
+    assert [p.item_id for p in product_search(organization=shop, query="summit").products] == [
+        "SKU-2"
+    ]
