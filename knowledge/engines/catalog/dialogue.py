@@ -223,6 +223,8 @@ def state_advance(
         state.search, _ = next_search(u, state)
         state.shown_for_search = len(products)
         state.seen_for_search = gtins
+        if not products:
+            state.search = None  # nothing came of it: there is nothing to refine
     elif kind == MORE:
         state.shown_for_search += len(products)
         state.seen_for_search = state.seen_for_search + gtins

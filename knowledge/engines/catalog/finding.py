@@ -272,8 +272,12 @@ def find(
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
     relax: bool = True,
+    keep: tuple[str, ...] = (),
 ) -> Found:
-    """The best products for `constraints`; if none, the nearest with relaxed constraints."""
+    """The best products for `constraints`; if none, the nearest with relaxed constraints.
+
+    `keep` names wishes never relaxed (e.g. "category" when showing more of a search).
+    """
     products, total, terms, unmatched = search_once(
         organization=organization,
         vocabulary=vocabulary,
@@ -295,6 +299,8 @@ def find(
     used = constraints
     relaxed: list[str] = []
     for label, names in _RELAXATIONS:
+        if label in keep:
+            continue
         loosened = _without(used, names)
         if loosened == used:
             continue

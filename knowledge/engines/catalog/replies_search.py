@@ -40,6 +40,7 @@ def run_search(
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
     relax: bool = True,
+    keep: tuple[str, ...] = (),
 ) -> tuple[Found, list[Product]]:
     """The `search_products` tool call; returns the outcome and the products to show."""
     limit = context.chatbot.max_products or 4
@@ -69,6 +70,7 @@ def run_search(
             offset=offset,
             exclude_item_ids=exclude_item_ids,
             relax=relax,
+            keep=keep,
         ),
         response,
     )
@@ -107,6 +109,10 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     asked_c = found.constraints
     count = len(shown)
     are = "is" if count == 1 else "are"
+    if more and found.relaxed:
+        used = ph.describe(found.used, currency, with_sort=False)
+        limit = "limit" if len(found.relaxed) == 1 else "limits"
+        return f"Here {are} {count} more {used}, without the {ph.join(found.relaxed)} {limit}:"
     if found.relaxed:
         asked = ph.describe(asked_c, currency)
         used = ph.describe(found.used, currency, with_sort=False)
@@ -207,7 +213,10 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
     constraints = state.search or Constraints()
     seen = products_by_gtin(context.organization, state.seen_for_search)
     exclude = item_ids_with_variants(context.organization, seen)
-    found, shown = run_search(context, tools, constraints, exclude_item_ids=exclude, relax=False)
+    # Past the last exact match, the nearest ones come with the relaxed wish named.
+    found, shown = run_search(
+        context, tools, constraints, exclude_item_ids=exclude, keep=("brand", "category", "gender")
+    )
     if not shown:
         text = (
             f"That's everything I have for "

@@ -137,6 +137,7 @@ def search_products(
     offset: int = 0,
     exclude_item_ids=(),
     relax: bool = True,
+    keep: tuple[str, ...] = (),
 ) -> Found:
     return find(
         organization=context.organization,
@@ -146,6 +147,7 @@ def search_products(
         offset=offset,
         exclude_item_ids=tuple(exclude_item_ids),
         relax=relax,
+        keep=keep,
     )
 
 

@@ -28,6 +28,7 @@ _FOLLOWUP_START = re.compile(
     r"maybe|only|just|what if|do you have (them|those|it|these)|in)\b"
 )
 _SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
+_NUMERIC_SIZE = r"\b(?:in|come in|comes in|have (?:it|them) in)\s+(\d{1,2}(?:\.5)?)\b"
 _QUESTION_START = re.compile(
     r"^(is|are|does|do|did|can|could|will|would|have|has|what|which|how|who|where|when|why)\b"
 )
@@ -239,10 +240,13 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
         r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b",
         r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
         r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b",
+        _NUMERIC_SIZE,
     ]
     for size_pattern in size_patterns:
         for match in re.finditer(size_pattern, work):
             raw = match.group(1).strip()
+            if size_pattern is _NUMERIC_SIZE and raw not in vocabulary.sizes:
+                continue  # "in 2024" is not a size unless the catalog has that size
             value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
             catalog_value = vocabulary.sizes.get(value.lower(), value)
             sizes.append(catalog_value)
