@@ -20,7 +20,15 @@ def test_the_labelled_set_is_large_and_varied():
 
     assert len(conversations) >= 80
     assert len(set(ids)) == len(ids)
-    for kind in ("search", "followup", "pdp", "store", "smalltalk", "out-of-scope", "nothing-found"):
+    for kind in (
+        "search",
+        "followup",
+        "pdp",
+        "store",
+        "smalltalk",
+        "out-of-scope",
+        "nothing-found",
+    ):
         assert any(i.startswith(kind) for i in ids), kind
     assert sum(len(c["turns"]) > 1 for c in conversations) >= 20
 
