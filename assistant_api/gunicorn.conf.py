@@ -3,6 +3,11 @@
 import multiprocessing
 import os
 
+from assistant_api import server_errors
+
+# Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as contract §1 wants.
+server_errors.install()
+
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 worker_class = "gevent"
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count())))
@@ -42,5 +47,8 @@ def post_worker_init(worker):
 
 def worker_exit(server, worker):
     from chats.stream.hub import shutdown_hub
+    from knowledge.pdp.counting import flush_pending
 
     shutdown_hub()
+    # PDP question-set request counts buffered by this worker (knowledge/pdp/counting.py).
+    flush_pending()

@@ -265,6 +265,9 @@ SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "360
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "1.0"))
 # Publishing an event NOTIFYs the stream listeners (PostgreSQL); off: they find it by polling.
 SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
+# Server workers add PDP question-set request counts to the database this often (seconds);
+# 0 writes each request's count at once (knowledge/pdp/counting.py).
+PDP_COUNT_FLUSH_SECONDS = float(os.environ.get("PDP_COUNT_FLUSH_SECONDS", "1.0"))
 
 # The `openai` assistant engine: any server speaking the OpenAI Chat Completions protocol
 # (README "Language-model engine"). An empty base URL means the client's default (OpenAI).

@@ -90,7 +90,15 @@ class PdpQuestionSetAdmin(admin.ModelAdmin):
 
     def save_related(self, request, form, formsets, change) -> None:
         super().save_related(request, form, formsets, change)
-        question_set_renumber(question_set=form.instance)
+        moved = {
+            question.pk
+            for formset in formsets
+            for question in [
+                *formset.new_objects,
+                *(obj for obj, fields in formset.changed_objects if "rank" in fields),
+            ]
+        }
+        question_set_renumber(question_set=form.instance, moved=moved)
 
     @admin.action(description="Regenerate questions from the catalog", permissions=["change"])
     def regenerate(self, request: HttpRequest, queryset: QuerySet[PdpQuestionSet]) -> None:

@@ -155,6 +155,13 @@ class Facts:
 
 def questions_generate(product: Product) -> list[str]:
     """3 to 6 questions for the product's page, most useful first, no duplicates."""
+    # Hook of the `openai` engine (issue 8): None unless it is configured for the product's
+    # organization and its model wrote 3 to 6 valid questions; else the catalog's below.
+    from knowledge.engines.openai.questions import questions_from_model  # no import cycle
+
+    model_questions = questions_from_model(product=product)
+    if model_questions is not None:
+        return model_questions
     facts = _facts_for(product)
     candidates = sorted(_candidates(facts), key=lambda candidate: candidate[0])
     questions: list[str] = []

@@ -1,4 +1,4 @@
-"""Reads behind the public PDP endpoints: one query finds a set with its questions."""
+"""Reads behind the public PDP endpoints (the set itself is read by serving.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import orjson
 
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
-from knowledge.models import PdpQuestionSet, Product
+from knowledge.models import Product
 
 ORGANIZATION_NOT_FOUND = "Organization not found"
 QUESTION_SET_NOT_FOUND = "No question set found for this URL"
@@ -21,46 +21,42 @@ _UUID_TEXT = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
 
-_COLUMNS = (
-    "id",
-    "organization_id",
-    "product_title",
-    "url",
-    "requests",
-    "created_at",
-    "organization__allowed_origins",
-    "questions__id",
-    "questions__text",
-    "questions__rank",
-)
-
 
 @dataclass(frozen=True)
 class FoundQuestionSet:
-    """A stored set as the endpoints return it, before this request is counted."""
+    """A stored set as the endpoints return it, this request counted."""
 
     id: uuid.UUID
-    requests: int
+    requests: int  # including this request
     allowed_origins: list[str]
     # The PdpQuestionsSet body without `requests` (contract §6), in field order.
     fields: dict[str, Any]
+    # Weak: the body also carries `requests`, which changes on every request; the ETag names
+    # the set's content, so a client revalidating gets 304 until the set is edited.
+    etag: str
 
-    @property
-    def etag(self) -> str:
-        # Weak: the body also carries `requests`, which changes on every request; the ETag
-        # names the set's content, so a client revalidating gets 304 until an edit.
+    @classmethod
+    def build(
+        cls, *, id: uuid.UUID, requests: int, allowed_origins: list[str], fields: dict[str, Any]
+    ) -> FoundQuestionSet:
         digest = hashlib.blake2b(
-            orjson.dumps(self.fields, option=orjson.OPT_UTC_Z), digest_size=16
+            orjson.dumps(fields, option=orjson.OPT_UTC_Z), digest_size=16
         ).hexdigest()
-        return f'W/"{digest}"'
+        return cls(
+            id=id,
+            requests=requests,
+            allowed_origins=allowed_origins,
+            fields=fields,
+            etag=f'W/"{digest}"',
+        )
 
-    def body(self, *, requests: int) -> dict[str, Any]:
+    def body(self) -> dict[str, Any]:
         return {
             "id": self.fields["id"],
             "organizationId": self.fields["organizationId"],
             "productTitle": self.fields["productTitle"],
             "url": self.fields["url"],
-            "requests": requests,
+            "requests": self.requests,
             "createdAt": self.fields["createdAt"],
             "questions": self.fields["questions"],
         }
@@ -86,36 +82,6 @@ def organization_allowed_origins(*, organization_id: uuid.UUID) -> list[str] | N
     """The organization's allowed origins ([] for any), or None when it does not exist."""
     row = Organization.objects.filter(pk=organization_id).values_list("allowed_origins").first()
     return None if row is None else list(row[0] or [])
-
-
-def question_set_find(*, organization_id: uuid.UUID, url: str) -> FoundQuestionSet | None:
-    """The set stored for a canonical URL, with its questions by rank, in one query."""
-    rows = list(
-        PdpQuestionSet.objects.filter(organization_id=organization_id, url=url)
-        .order_by("questions__rank", "questions__id")
-        .values_list(*_COLUMNS)
-    )
-    if not rows:
-        return None
-    set_id, org_id, title, set_url, requests, created_at, origins = rows[0][:7]
-    questions = [
-        {"id": str(question_id), "text": text, "rank": rank}
-        for *_, question_id, text, rank in rows
-        if question_id is not None
-    ]
-    return FoundQuestionSet(
-        id=set_id,
-        requests=requests,
-        allowed_origins=list(origins or []),
-        fields={
-            "id": str(set_id),
-            "organizationId": str(org_id),
-            "productTitle": title,
-            "url": set_url,
-            "createdAt": created_at,
-            "questions": questions,
-        },
-    )
 
 
 def product_for_url(*, organization_id: uuid.UUID, url: str) -> Product | None:

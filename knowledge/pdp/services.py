@@ -1,27 +1,18 @@
-"""Writes behind the PDP question sets: counting requests, generating and regenerating sets."""
+"""Writes behind the PDP question sets: generating, regenerating and renumbering sets."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Collection, Sequence
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import Organization
 from knowledge.models import PdpQuestion, PdpQuestionSet
 from knowledge.pdp.generation import questions_generate
-from knowledge.pdp.selectors import FoundQuestionSet, product_for_url, question_set_find
-
-
-def question_set_count_request(*, found: FoundQuestionSet) -> int:
-    """Counts one request of the set (contract §6) and returns the count it now has.
-
-    A single `UPDATE ... SET requests = requests + 1` is atomic in the database, so parallel
-    requests never lose a count. The returned value is the count as this request saw it.
-    """
-    PdpQuestionSet.objects.filter(pk=found.id).update(requests=F("requests") + 1)
-    return found.requests + 1
+from knowledge.pdp.selectors import FoundQuestionSet, product_for_url
+from knowledge.pdp.serving import question_set_serve, served_sets
 
 
 def question_set_create(
@@ -44,11 +35,11 @@ def question_set_get_or_generate(
 ) -> FoundQuestionSet | None:
     """The set stored for `url`, else one generated from the catalog product at `url`.
 
-    None when there is neither a set nor a product. Two first requests for the same URL at
-    the same moment store one set: the unique (organization, url) constraint refuses the
-    second insert, and that request returns the winner's set.
+    This request is counted. None when there is neither a set nor a product. Two first
+    requests for the same URL at the same moment store one set: the unique (organization,
+    url) constraint refuses the second insert, and that request returns the winner's set.
     """
-    found = question_set_find(organization_id=organization.pk, url=url)
+    found = question_set_serve(organization_id=organization.pk, url=url)
     if found is not None:
         return found
     product = product_for_url(organization_id=organization.pk, url=url)
@@ -60,11 +51,11 @@ def question_set_get_or_generate(
             organization=organization, url=url, product_title=product.title, questions=questions
         )
     except IntegrityError:
-        found = question_set_find(organization_id=organization.pk, url=url)
+        found = question_set_serve(organization_id=organization.pk, url=url)
         if found is None:
             raise
         return found
-    return question_set_find(organization_id=organization.pk, url=url)
+    return question_set_serve(organization_id=organization.pk, url=url)
 
 
 def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
@@ -85,12 +76,22 @@ def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
         question_set.product_title = product.title
         question_set.updated_at = timezone.now()
         question_set.save(update_fields=["product_title", "updated_at"])
+    served_sets.evict(question_set.id)  # this process at once; others by updated_at
     return True
 
 
-def question_set_renumber(*, question_set: PdpQuestionSet) -> None:
-    """Ranks 1..n without gaps, keeping the operator's order (after an admin edit)."""
-    questions = list(question_set.questions.order_by("rank", "id"))
+def question_set_renumber(
+    *, question_set: PdpQuestionSet, moved: Collection[uuid.UUID] = ()
+) -> None:
+    """Ranks 1..n without gaps in the operator's order (after an admin edit).
+
+    On a tie the questions just given that rank (`moved`: added or re-ranked) come first:
+    typing 1 puts a question on top.
+    """
+    questions = sorted(
+        question_set.questions.all(),
+        key=lambda question: (question.rank, question.pk not in moved, str(question.pk)),
+    )
     changed = []
     for rank, question in enumerate(questions, start=1):
         if question.rank != rank:
@@ -100,3 +101,4 @@ def question_set_renumber(*, question_set: PdpQuestionSet) -> None:
         if changed:
             PdpQuestion.objects.bulk_update(changed, ["rank"])
         PdpQuestionSet.objects.filter(pk=question_set.pk).update(updated_at=timezone.now())
+    served_sets.evict(question_set.id)

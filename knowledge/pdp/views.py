@@ -18,10 +18,10 @@ from knowledge.pdp.selectors import (
     QUESTION_SET_NOT_FOUND,
     organization_get_public,
     parse_organization_id,
-    question_set_find,
 )
 from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsInput, PdpQuestionsSetSerializer
-from knowledge.pdp.services import question_set_count_request, question_set_get_or_generate
+from knowledge.pdp.services import question_set_get_or_generate
+from knowledge.pdp.serving import question_set_serve
 
 # Shops call the GET on every product page view: browsers and CDNs may reuse it for a minute.
 CACHE_CONTROL = "public, max-age=60"
@@ -80,19 +80,18 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             organization_get_public(organization_id=org_id)
             raise ValidationFailedError.from_detail({"url": [INVALID_URL if raw_url else REQUIRED]})
 
-        found = question_set_find(organization_id=org_id, url=url)
+        found = question_set_serve(organization_id=org_id, url=url)
         if found is None:
             organization = organization_get_public(organization_id=org_id)
             remember_allowed_origins(request._request, organization.allowed_origins)
             raise NotFoundError(QUESTION_SET_NOT_FOUND)
         remember_allowed_origins(request._request, found.allowed_origins)
 
-        requests = question_set_count_request(found=found)
         etag = found.etag
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _etag_matches(request.headers.get("If-None-Match", ""), etag):
             return Response(status=304, headers=headers)
-        return Response(found.body(requests=requests), headers=headers)
+        return Response(found.body(), headers=headers)
 
     @extend_schema(
         operation_id="getPdpQuestionSetBodyForm",
@@ -123,8 +122,7 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             response = Response(None)
             response.render_null = True  # type: ignore[attr-defined]
             return response
-        requests = question_set_count_request(found=found)
-        return Response(found.body(requests=requests))
+        return Response(found.body())
 
 
 def _etag_matches(if_none_match: str, etag: str) -> bool:

@@ -1,0 +1,139 @@
+"""Counting the requests of each question set (contract §6: exact under concurrency).
+
+Every count is an atomic `UPDATE ... SET requests = requests + n` in the database, so counts
+from parallel requests, workers and instances never overwrite each other.
+
+In a server worker (gunicorn with gevent) counts are buffered in memory and added once a
+second (`PDP_COUNT_FLUSH_SECONDS`), one UPDATE per set, and at worker exit: the public GET is
+called on every product page view, and a database write per view would cost more than the
+rest of the request (issue 6's speed target). The stored count is then at most a second
+behind; a worker killed without a graceful exit loses at most its last second of counts.
+Anywhere else (tests, shell, `PDP_COUNT_FLUSH_SECONDS=0`) each request is counted at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+
+from knowledge.models import PdpQuestionSet
+
+logger = logging.getLogger("knowledge.pdp")
+
+
+@dataclass(frozen=True)
+class Counted:
+    requests: int  # the stored count after this update
+    updated_at: datetime  # when the set was last edited (tells the serving cache it changed)
+
+
+def count_add(*, set_id: uuid.UUID, requests: int = 1) -> Counted | None:
+    """Adds to a set's stored count atomically; None when the set no longer exists."""
+    param: Any = set_id if connection.vendor == "postgresql" else set_id.hex
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {PdpQuestionSet._meta.db_table} SET requests = requests + %s "
+            "WHERE id = %s RETURNING requests, updated_at",
+            [requests, param],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return Counted(requests=row[0], updated_at=_aware(row[1]))
+
+
+def _aware(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    # SQLite returns naive UTC text, as Django writes it with USE_TZ.
+    return datetime.fromisoformat(str(value)).replace(tzinfo=UTC)
+
+
+class RequestBuffer:
+    """Counts per set held in this process until the next flush."""
+
+    def __init__(self) -> None:
+        self._pending: Counter[uuid.UUID] = Counter()
+        self._flushing: Counter[uuid.UUID] = Counter()  # taken by a flush, not yet written
+        self._lock = threading.Lock()
+        self._flusher_started = False
+
+    def add(self, set_id: uuid.UUID) -> None:
+        with self._lock:
+            self._pending[set_id] += 1
+            start = not self._flusher_started
+            self._flusher_started = True
+        if start:
+            self._start_flusher()
+
+    def unwritten(self, set_id: uuid.UUID) -> int:
+        """This process's counts of the set that the database does not hold yet."""
+        return self._pending.get(set_id, 0) + self._flushing.get(set_id, 0)
+
+    def flush(
+        self, written: Callable[[dict[uuid.UUID, Counted | None]], None] | None = None
+    ) -> None:
+        """Writes every buffered count, then tells `written` what the database now holds
+        (None for a set deleted meanwhile: its counts go with it)."""
+        with self._lock:
+            self._flushing, self._pending = self._pending, Counter()
+        stored: dict[uuid.UUID, Counted | None] = {}
+        done: set[uuid.UUID] = set()
+        try:
+            for set_id, requests in list(self._flushing.items()):
+                stored[set_id] = count_add(set_id=set_id, requests=requests)
+                done.add(set_id)
+        except Exception:
+            # Database away: keep the counts for the next flush rather than lose them.
+            with self._lock:
+                for set_id, requests in self._flushing.items():
+                    if set_id not in done:
+                        self._pending[set_id] += requests
+            logger.warning("could not write PDP request counts; will retry", exc_info=True)
+        finally:
+            connection.close()  # back to the pool: this may run outside any request
+        if written is not None:
+            written(stored)
+        self._flushing = Counter()
+
+    def _start_flusher(self) -> None:
+        import gevent
+
+        interval = float(settings.PDP_COUNT_FLUSH_SECONDS)
+
+        def run() -> None:
+            from knowledge.pdp.serving import served_sets
+
+            while True:
+                gevent.sleep(interval)
+                self.flush(served_sets.refresh)
+
+        gevent.spawn(run)
+
+
+buffer = RequestBuffer()
+
+
+def buffering() -> bool:
+    """Whether this process buffers counts: a gevent server worker with a flush interval."""
+    if float(settings.PDP_COUNT_FLUSH_SECONDS) <= 0:
+        return False
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return bool(monkey.is_module_patched("threading"))
+
+
+def flush_pending() -> None:
+    """Writes buffered counts now (gunicorn's worker_exit hook calls it)."""
+    buffer.flush()

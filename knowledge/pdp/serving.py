@@ -1,0 +1,169 @@
+"""Serving a stored set to the public endpoints: a per-process cache in front of one query.
+
+A set changes rarely (an operator edits it) and is read on every product page view, so each
+worker keeps the sets it served, by (organization, canonical URL), and counts the request
+(counting.py). An edit is seen at once where the count is written per request, else at the
+worker's next flush (at most `PDP_COUNT_FLUSH_SECONDS` later): both return the set's
+`updated_at`, which every admin edit and regeneration moves. Entries expire after a minute
+(the `max-age` browsers are told anyway), which bounds what an edit made outside the admin,
+or a change of the organization's allowed origins, takes to show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from knowledge.models import PdpQuestionSet
+from knowledge.pdp.counting import Counted, buffer, buffering, count_add
+from knowledge.pdp.selectors import FoundQuestionSet
+
+ENTRY_SECONDS = 60.0
+MAX_ENTRIES = 10_000
+
+_COLUMNS = (
+    "id",
+    "organization_id",
+    "product_title",
+    "url",
+    "requests",
+    "created_at",
+    "updated_at",
+    "organization__allowed_origins",
+    "questions__id",
+    "questions__text",
+    "questions__rank",
+)
+
+Key = tuple[uuid.UUID, str]
+
+
+@dataclass
+class _Entry:
+    found: FoundQuestionSet  # `requests` as the database last told this process
+    updated_at: datetime
+    expires: float
+
+
+class ServedSets:
+    """The sets this process served, least recently used dropped first."""
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[Key, _Entry] = OrderedDict()
+        self._keys: dict[uuid.UUID, Key] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Key) -> _Entry | None:
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if entry.expires < time.monotonic():
+                self._drop(key)
+                return None
+            self._entries.move_to_end(key)
+            return entry
+
+    def put(self, key: Key, entry: _Entry) -> None:
+        with self._lock:
+            self._entries[key] = entry
+            self._entries.move_to_end(key)
+            self._keys[entry.found.id] = key
+            while len(self._entries) > MAX_ENTRIES:
+                self._drop(next(iter(self._entries)))
+
+    def evict(self, set_id: uuid.UUID) -> None:
+        with self._lock:
+            key = self._keys.get(set_id)
+            if key is not None:
+                self._drop(key)
+
+    def refresh(self, stored: dict[uuid.UUID, Counted | None]) -> None:
+        """After a flush: new counts for unchanged sets; edited or deleted sets dropped."""
+        with self._lock:
+            for set_id, counted in stored.items():
+                key = self._keys.get(set_id)
+                entry = self._entries.get(key) if key is not None else None
+                if entry is None:
+                    continue
+                if counted is None or counted.updated_at != entry.updated_at:
+                    self._drop(key)  # type: ignore[arg-type]
+                else:
+                    entry.found = dataclasses.replace(entry.found, requests=counted.requests)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self._keys.clear()
+
+    def _drop(self, key: Key) -> None:
+        entry = self._entries.pop(key, None)
+        if entry is not None:
+            self._keys.pop(entry.found.id, None)
+
+
+served_sets = ServedSets()
+
+
+def question_set_serve(*, organization_id: uuid.UUID, url: str) -> FoundQuestionSet | None:
+    """The set stored for (organization, canonical url) with this request counted, or None."""
+    key = (organization_id, url)
+    entry = served_sets.get(key) or _load(key)
+    if entry is None:
+        return None
+    if buffering():
+        buffer.add(entry.found.id)
+        requests = entry.found.requests + buffer.unwritten(entry.found.id)
+        return dataclasses.replace(entry.found, requests=requests)
+
+    counted = count_add(set_id=entry.found.id)
+    if counted is None or counted.updated_at != entry.updated_at:
+        # Deleted (perhaps created again) or edited since cached: read it again.
+        served_sets.evict(entry.found.id)
+        entry = _load(key)
+        if entry is None:
+            return None
+        if counted is None:
+            counted = count_add(set_id=entry.found.id)
+            if counted is None:
+                return None
+    return dataclasses.replace(entry.found, requests=counted.requests)
+
+
+def _load(key: Key) -> _Entry | None:
+    """The set and its questions by rank, with the organization's origins, in one query."""
+    organization_id, url = key
+    rows = list(
+        PdpQuestionSet.objects.filter(organization_id=organization_id, url=url)
+        .order_by("questions__rank", "questions__id")
+        .values_list(*_COLUMNS)
+    )
+    if not rows:
+        return None
+    set_id, org_id, title, set_url, requests, created_at, updated_at, origins = rows[0][:8]
+    questions = [
+        {"id": str(question_id), "text": text, "rank": rank}
+        for *_, question_id, text, rank in rows
+        if question_id is not None
+    ]
+    found = FoundQuestionSet.build(
+        id=set_id,
+        requests=requests,
+        allowed_origins=list(origins or []),
+        fields={
+            "id": str(set_id),
+            "organizationId": str(org_id),
+            "productTitle": title,
+            "url": set_url,
+            "createdAt": created_at,
+            "questions": questions,
+        },
+    )
+    entry = _Entry(found=found, updated_at=updated_at, expires=time.monotonic() + ENTRY_SECONDS)
+    served_sets.put(key, entry)
+    return entry
