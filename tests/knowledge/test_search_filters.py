@@ -245,3 +245,24 @@ def test_a_search_costs_one_query(shop, django_assert_num_queries):
             limit=2,
         )
     assert result.total == 3
+
+
+def test_sqlite_search_triggers_come_back_after_migrate(shop):
+    from django.core.management import call_command
+    from django.db import connection
+
+    from knowledge.search.schema_sqlite import TRIGGERS
+
+    if connection.vendor != "sqlite":
+        pytest.skip("SQLite only: a table remake by a later migration drops the FTS5 triggers")
+    # Given a migration rebuilt the products table (which drops its triggers) ...
+    with connection.cursor() as cursor:
+        for name in TRIGGERS:
+            cursor.execute(f"DROP TRIGGER {name}")
+    Product.objects.filter(organization=shop, item_id="SKU-4").update(title="Padel Racket")
+
+    # ... the next migrate puts them back and reindexes.
+    call_command("migrate", verbosity=0)
+
+    assert ids(product_search(organization=shop, query="padel")) == ["SKU-4"]
+    assert product_search(organization=shop, query="court").total == 0
