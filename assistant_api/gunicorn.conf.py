@@ -3,6 +3,11 @@
 import multiprocessing
 import os
 
+from assistant_api import server_errors
+
+# Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as contract §1 wants.
+server_errors.install()
+
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
 worker_class = "gevent"
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count())))

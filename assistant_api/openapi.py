@@ -18,7 +18,10 @@ ErrorBody = inline_serializer(
 )
 
 _DESCRIPTIONS = {
-    400: "The body is not valid JSON.",
+    400: (
+        "Malformed request: a body that is not valid JSON, or a request line or header the "
+        "HTTP server refuses (e.g. a control character in a header value)."
+    ),
     401: "API key missing, unknown, revoked, expired, or of the other environment.",
     404: "The resource does not exist or belongs to another organization.",
     413: "Body larger than 64 KiB.",
@@ -38,8 +41,13 @@ def chat_id_parameter() -> OpenApiParameter:
     )
 
 
+# Any request can be malformed at the HTTP level, and any operation needs the database.
+ALWAYS_POSSIBLE = (400, 503)
+
+
 def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:
-    return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in statuses}
+    codes = sorted({*statuses, *ALWAYS_POSSIBLE})
+    return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in codes}
 
 
 class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):

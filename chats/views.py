@@ -31,7 +31,7 @@ class ChatViewSet(viewsets.GenericViewSet):
     @extend_schema(
         operation_id="createChat",
         request=ChatCreateInput,
-        responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 422, 429)},
+        responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
         summary="Create Chat",
     )
     def create(self, request: Request) -> Response:
@@ -83,7 +83,7 @@ class ChatMessageViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
             OpenApiParameter("store", str, OpenApiParameter.QUERY, required=False),
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False),
         ],
-        responses={201: MessageOutput, **ERROR_RESPONSES(401, 404, 422, 429, 503)},
+        responses={201: MessageOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429, 503)},
         summary="Add Message to Chat",
     )
     def create(self, request: Request, chatId: str) -> Response:
