@@ -44,7 +44,7 @@ class ConversationState:
     search: Constraints | None = None  # the search the shopper is refining
     shown: list[dict[str, Any]] = field(default_factory=list)  # last reply's products
     shown_for_search: int = 0  # products shown so far for `search` ("show more" continues)
-    seen_for_search: list[str] = field(default_factory=list)  # their GTINs
+    seen_for_search: list[dict[str, Any]] = field(default_factory=list)  # their snapshots
     focus: dict[str, Any] | None = None  # the one product last talked about
 
 
@@ -218,16 +218,15 @@ def state_advance(
     state: ConversationState, u: Understanding, kind: str, products: list[dict[str, Any]]
 ) -> None:
     """Moves the state past one turn of `kind` whose reply showed `products`."""
-    gtins = [str(p.get("gtin")) for p in products if p.get("gtin")]
     if kind == SEARCH:
         state.search, _ = next_search(u, state)
         state.shown_for_search = len(products)
-        state.seen_for_search = gtins
+        state.seen_for_search = list(products)
         if not products:
             state.search = None  # nothing came of it: there is nothing to refine
     elif kind == MORE:
         state.shown_for_search += len(products)
-        state.seen_for_search = state.seen_for_search + gtins
+        state.seen_for_search = state.seen_for_search + list(products)
     if products:
         state.shown = products
         state.focus = products[0] if len(products) == 1 else None

@@ -26,7 +26,7 @@ from knowledge.engines.catalog.tools import (
     get_page_context,
     page_product_find,
     product_summary,
-    products_by_gtin,
+    products_from_snapshots,
     tool_context_from,
 )
 from knowledge.engines.catalog.understanding import Understanding, singular, understand
@@ -149,8 +149,7 @@ class Turn:
     # --- products the message points at ----------------------------------------------------
 
     def _from_snapshots(self, snapshots: list[dict[str, Any]]) -> list[Product]:
-        gtins = [str(s.get("gtin")) for s in snapshots if s.get("gtin")]
-        return products_by_gtin(self.request.organization, gtins)
+        return products_from_snapshots(self.request.organization, snapshots)
 
     def referenced_all(self) -> list[Product]:
         """Products of the last reply the message points at: ordinals, "it", or all of them."""

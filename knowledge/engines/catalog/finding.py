@@ -17,10 +17,12 @@ from knowledge.engines.catalog.understanding import (
     SORT_CHEAPEST,
     SORT_PRICIEST,
     Constraints,
+    singular,
 )
 from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
 from knowledge.models import Availability, Product, Store
 from knowledge.search import SearchFilters, product_search
+from knowledge.search.text import fold
 
 # How many candidates to rank before keeping the chatbot's `max_products`.
 CANDIDATES = 24
@@ -103,13 +105,21 @@ def _camel(name: str) -> str:
 
 def _filters_and_words(
     constraints: Constraints, vocabulary: Vocabulary, store: Store | None
-) -> tuple[SearchFilters, list[str]]:
+) -> tuple[SearchFilters, list[str], list[str]]:
     """Catalog attribute values become filters; other colour/material words are searched."""
     words = list(constraints.terms)
     colors = tuple(c for c in constraints.colors if phrase(c) in vocabulary.colors)
     words += [c.lower() for c in constraints.colors if c not in colors]
     materials = tuple(m for m in constraints.materials if phrase(m) in vocabulary.materials)
     words += [m.lower() for m in constraints.materials if m not in materials]
+    # The category's and the brand's own words are in every such product's search text, so
+    # searching them too changes no result but lets the text index narrow a large catalog
+    # before the (unindexed) category and brand conditions run.
+    hints = phrase(constraints.category.split(">")[-1]).split() if constraints.category else []
+    if len(constraints.brands) == 1:
+        hints += phrase(constraints.brands[0]).split()
+    hints = [w for w in hints if w not in words and w != "and"]
+    words += hints
     cent = Decimal("0.01")
     filters = SearchFilters(
         min_price=(
@@ -133,7 +143,7 @@ def _filters_and_words(
         genders=constraints.genders,
         on_sale=constraints.on_sale,
     )
-    return filters, words
+    return filters, words, hints
 
 
 def _sort_for(constraints: Constraints) -> str:
@@ -144,6 +154,36 @@ def _sort_for(constraints: Constraints) -> str:
     return "relevance"
 
 
+@dataclass
+class Attempt:
+    """One search: products matching every word, and those matching only some of them."""
+
+    exact: list[Product]
+    loose: list[Product]
+    total: int
+    terms: list[str]
+    unmatched: list[str]
+
+
+def matches_all(product: Product, words: list[str]) -> bool:
+    """Whether every word is in the product's text (the search's own any-word fallback may
+    return products matching only some of them)."""
+    text = fold(
+        " ".join(
+            (
+                product.title,
+                product.brand,
+                product.product_type,
+                product.google_product_category,
+                product.color,
+                product.material,
+                product.description,
+            )
+        )
+    )
+    return all(singular(fold(word))[:5] in text for word in words)
+
+
 def search_once(
     *,
     organization: Organization,
@@ -152,8 +192,8 @@ def search_once(
     store: Store | None,
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
-) -> tuple[list[Product], int, list[str], list[str]]:
-    filters, words = _filters_and_words(constraints, vocabulary, store)
+) -> Attempt:
+    filters, words, hints = _filters_and_words(constraints, vocabulary, store)
     if exclude_item_ids:
         filters = replace(filters, exclude_item_ids=exclude_item_ids)
     sort = _sort_for(constraints)
@@ -175,7 +215,14 @@ def search_once(
         offset=offset,
     )
     unmatched = [w for w in words if w not in result.terms]
-    return result.products, result.total, result.terms, unmatched
+    wanted = [t for t in result.terms if t not in hints]
+    said = [w for w in words if w not in hints]
+    # The search drops a word no product has ("purple" laptops): then nothing is exact.
+    dropped = len(wanted) < len(set(said))
+    exact = [] if dropped else [p for p in result.products if matches_all(p, wanted)]
+    if exact:
+        return Attempt(exact, [], result.total, result.terms, unmatched)
+    return Attempt([], result.products, 0, result.terms, unmatched)
 
 
 def distinct_total(products: list[Product], total: int, offset: int = 0) -> int | None:
@@ -278,7 +325,7 @@ def find(
 
     `keep` names wishes never relaxed (e.g. "category" when showing more of a search).
     """
-    products, total, terms, unmatched = search_once(
+    first = search_once(
         organization=organization,
         vocabulary=vocabulary,
         constraints=constraints,
@@ -286,19 +333,19 @@ def find(
         offset=offset,
         exclude_item_ids=exclude_item_ids,
     )
-    if products or offset or not relax:
+    if first.exact or (offset and not first.loose) or (not relax and not first.loose):
         return Found(
             constraints=constraints,
             used=constraints,
-            products=rank(products, constraints),
-            total=total,
-            distinct_total=distinct_total(products, total, offset),
-            searched_terms=terms,
-            unmatched_terms=unmatched,
+            products=rank(first.exact, constraints),
+            total=first.total,
+            distinct_total=distinct_total(first.exact, first.total, offset),
+            searched_terms=first.terms,
+            unmatched_terms=first.unmatched,
         )
     used = constraints
     relaxed: list[str] = []
-    for label, names in _RELAXATIONS:
+    for label, names in _RELAXATIONS if relax else []:
         if label in keep:
             continue
         loosened = _without(used, names)
@@ -309,33 +356,46 @@ def find(
         if label == "price" and constraints.min_price is not None and constraints.max_price is None:
             # "over 5,000" relaxed: the priciest below it come nearest.
             used = replace(used, sort=SORT_PRICIEST)
-        products, total, terms, unmatched = search_once(
+        attempt = search_once(
             organization=organization,
             vocabulary=vocabulary,
             constraints=used,
             store=store,
             exclude_item_ids=exclude_item_ids,
         )
-        if products:
-            ranked = rank(products, used)
+        if attempt.exact:
+            ranked = rank(attempt.exact, used)
             if label == "price" and (constraints.min_price is not None or constraints.around):
                 ranked = _nearest_to_range(ranked, constraints)
             return Found(
                 constraints=constraints,
                 used=used,
                 products=ranked,
-                total=total,
-                distinct_total=distinct_total(products, total),
+                total=attempt.total,
+                distinct_total=distinct_total(attempt.exact, attempt.total),
                 relaxed=relaxed,
-                searched_terms=terms,
-                unmatched_terms=unmatched,
+                searched_terms=attempt.terms,
+                unmatched_terms=attempt.unmatched,
             )
+    if first.loose:
+        # Nothing has every word, even with the other wishes relaxed: the closest matches,
+        # still within every other wish, with "words" named as what was relaxed.
+        return Found(
+            constraints=constraints,
+            used=constraints,
+            products=rank(first.loose, constraints),
+            total=len(first.loose),
+            distinct_total=len(one_per_group(first.loose)),
+            relaxed=["words"],
+            searched_terms=first.terms,
+            unmatched_terms=first.unmatched,
+        )
     return Found(
         constraints=constraints,
         used=constraints,
         products=[],
         total=0,
         relaxed=[],
-        searched_terms=terms,
-        unmatched_terms=unmatched,
+        searched_terms=first.terms,
+        unmatched_terms=first.unmatched,
     )

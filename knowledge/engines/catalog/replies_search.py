@@ -20,7 +20,7 @@ from knowledge.engines.catalog.tools import (
     ToolContext,
     item_ids_with_variants,
     product_summary,
-    products_by_gtin,
+    products_from_snapshots,
     search_products,
 )
 from knowledge.engines.catalog.understanding import (
@@ -109,6 +109,14 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     asked_c = found.constraints
     count = len(shown)
     are = "is" if count == 1 else "are"
+    if found.relaxed == ["words"]:
+        words = " ".join(asked_c.terms)
+        if more:
+            return f'Here {are} {count} more close matches for "{words}":'
+        return (
+            f'Nothing matches every word of "{words}", so here {are} the closest '
+            f"{ph.describe(asked_c, currency, with_sort=False)}:"
+        )
     if more and found.relaxed:
         used = ph.describe(found.used, currency, with_sort=False)
         limit = "limit" if len(found.relaxed) == 1 else "limits"
@@ -211,7 +219,7 @@ def nothing_found(context: ToolContext, constraints: Constraints, found: Found) 
 
 def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState) -> Draft:
     constraints = state.search or Constraints()
-    seen = products_by_gtin(context.organization, state.seen_for_search)
+    seen = products_from_snapshots(context.organization, state.seen_for_search)
     exclude = item_ids_with_variants(context.organization, seen)
     # Past the last exact match, the nearest ones come with the relaxed wish named.
     found, shown = run_search(

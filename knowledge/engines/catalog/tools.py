@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+from urllib.parse import urlsplit
 
 from accounts.models import Chatbot, Organization
 from knowledge.canonical import InvalidUrlError, canonicalize_url
@@ -71,6 +72,8 @@ def page_product_find(organization: Organization, url: str) -> Product | None:
         canonical = canonicalize_url(url)
     except InvalidUrlError:
         return None
+    if urlsplit(canonical).path == "/":
+        return None  # a shop's home page is no product's page: no query needed
     catalog = Product.objects.filter(organization=organization)
     product = catalog.filter(url=canonical).first()
     if product is None and "?" in canonical:
@@ -82,15 +85,35 @@ def products_by_gtin(organization: Organization, gtins: list[str]) -> list[Produ
     """Products by GTIN (or item id, the GTIN fallback), in the order asked."""
     if not gtins:
         return []
-    rows = list(
-        Product.objects.filter(organization=organization, gtin__in=gtins)
-        | Product.objects.filter(organization=organization, item_id__in=gtins)
-    )
+    catalog = Product.objects.filter(organization=organization)
     by_key: dict[str, Product] = {}
-    for product in rows:
-        by_key.setdefault(product.gtin or product.item_id, product)
+    for product in catalog.filter(item_id__in=gtins):  # the indexed key first
         by_key.setdefault(product.item_id, product)
+    missing = [g for g in gtins if g not in by_key]
+    if missing:
+        for product in catalog.filter(gtin__in=missing):
+            by_key.setdefault(product.gtin, product)
     return [by_key[g] for g in gtins if g in by_key]
+
+
+def products_from_snapshots(
+    organization: Organization, snapshots: list[dict[str, Any]]
+) -> list[Product]:
+    """The catalog products behind stored snapshots (by their indexed URL), in order."""
+    urls = [str(s.get("url")) for s in snapshots if s.get("url")]
+    if not urls:
+        return []
+    rows = list(Product.objects.filter(organization=organization, url__in=urls))
+    found: list[Product] = []
+    for snapshot in snapshots:
+        same_url = [p for p in rows if p.url == snapshot.get("url")]
+        match = next(
+            (p for p in same_url if snapshot.get("gtin") in (p.gtin or p.item_id, p.item_id)),
+            same_url[0] if same_url else None,
+        )
+        if match is not None and match not in found:
+            found.append(match)
+    return found
 
 
 def item_ids_with_variants(organization: Organization, products: list[Product]) -> tuple[str, ...]:

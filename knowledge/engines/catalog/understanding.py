@@ -167,7 +167,20 @@ def _ordinals(text: str) -> list[int]:
     return sorted(set(found), key=lambda n: (n == -1, n))
 
 
+READINGS_KEPT = 5000
+
+
 def understand(text: str, vocabulary: Vocabulary) -> Understanding:
+    """What `text` asks, in this catalog's words (the same text always reads the same)."""
+    reading = vocabulary.readings.get(text)
+    if reading is None:
+        if len(vocabulary.readings) >= READINGS_KEPT:
+            vocabulary.readings.clear()
+        reading = vocabulary.readings[text] = _understand(text, vocabulary)
+    return reading
+
+
+def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     normalized = normalize(text)
     work = f" {normalized} "
     limits, work = price_limits(work)

@@ -13,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Min
 
@@ -39,6 +40,9 @@ class Vocabulary:
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
     currency: str = ""  # the catalog's (first) currency, for the shopper's own amounts
+    # Readings of messages with these words (understanding.py): the history is read again on
+    # every message, so each past message is understood once per vocabulary's lifetime.
+    readings: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def top_categories(self) -> list[str]:
         return self.top_levels
@@ -81,6 +85,7 @@ def _distinct(organization: Organization, field_name: str) -> list[str]:
         Product.objects.filter(organization=organization)
         .exclude(**{field_name: ""})
         .values_list(field_name, flat=True)
+        .order_by()  # the model's default ordering would make DISTINCT run over titles too
         .distinct()
     )
     return [value for value in values if value and value.strip()]
