@@ -33,7 +33,7 @@ def provider(settings) -> Iterator[FakeOpenAI]:
         settings.OPENAI_BASE_URL = fake.base_url
         settings.OPENAI_API_KEY = PROVIDER_KEY
         settings.OPENAI_MODEL = MODEL
-        settings.OPENAI_TIMEOUT_SECONDS = 5
+        settings.OPENAI_TIMEOUT_SECONDS = 30  # generous: only the timeout tests lower it
         settings.OPENAI_MAX_TOOL_ROUNDS = 3
         settings.ASSISTANT_FALLBACK = "catalog"
         # The stream ends right after replaying the chat's events: tests read it whole.
