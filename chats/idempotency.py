@@ -23,6 +23,12 @@ MAX_KEY_CHARS = 255
 KEY_LIFETIME = timedelta(hours=24)
 # How long an identical concurrent request waits for the first one's reply (an LLM is slow).
 WAIT_SECONDS = 60.0
+# A claimed key with no outcome after this long belongs to a request that died (its worker was
+# killed, or the database stayed away longer than the reply's retry of its `failed` event). No
+# live reply takes this long: the openai engine's budget is OPENAI_TIMEOUT_SECONDS (30 s) and
+# identical requests stop waiting after WAIT_SECONDS. A retry then takes the key over instead of
+# being told to "retry shortly" for the rest of the 24 hours.
+IN_PROGRESS_LEASE = timedelta(seconds=2 * WAIT_SECONDS)
 KEY_TOO_LONG = f"Idempotency-Key must be at most {MAX_KEY_CHARS} characters"
 KEY_REUSED = "Idempotency-Key was already used with a different request body"
 STILL_ANSWERING = "A request with this Idempotency-Key is still being answered; retry shortly"
@@ -59,10 +65,31 @@ def idempotency_record_find(*, chat: Chat, key: str) -> IdempotencyRecord | None
     return record
 
 
-def idempotency_outcome_replay(*, record: IdempotencyRecord, fingerprint: str) -> Outcome:
-    """The first request's outcome, waiting briefly while that request is still running."""
+def idempotency_fingerprint_check(*, record: IdempotencyRecord, fingerprint: str) -> None:
     if record.request_hash != fingerprint:
         raise ValidationFailedError(KEY_REUSED, errors={"Idempotency-Key": [KEY_REUSED]})
+
+
+def idempotency_record_take_over(*, record: IdempotencyRecord, fingerprint: str) -> bool:
+    """Claims a key whose request died without an outcome; False while its lease runs.
+
+    One conditional UPDATE, so of several retries at once exactly one takes it over; the
+    others wait for that one's outcome like any identical request. The claim restarts the
+    lease (and the 24 hours) from now.
+    """
+    idempotency_fingerprint_check(record=record, fingerprint=fingerprint)
+    now = timezone.now()
+    if record.status_code is not None or record.created_at > now - IN_PROGRESS_LEASE:
+        return False
+    claimed = IdempotencyRecord.objects.filter(
+        pk=record.pk, status_code__isnull=True, created_at=record.created_at
+    ).update(created_at=now)
+    return claimed == 1
+
+
+def idempotency_outcome_replay(*, record: IdempotencyRecord, fingerprint: str) -> Outcome:
+    """The first request's outcome, waiting briefly while that request is still running."""
+    idempotency_fingerprint_check(record=record, fingerprint=fingerprint)
     deadline = time.monotonic() + WAIT_SECONDS
     delay = 0.01
     while record.status_code is None:

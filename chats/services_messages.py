@@ -7,10 +7,12 @@ transaction, so each event it publishes is committed (and streamed) as it happen
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
 from accounts.models import Chatbot, Organization
 from accounts.usage import quota_consume_message
@@ -21,6 +23,7 @@ from chats.idempotency import (
     idempotency_outcome_replay,
     idempotency_outcome_save,
     idempotency_record_find,
+    idempotency_record_take_over,
     request_fingerprint,
 )
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
@@ -32,9 +35,13 @@ from knowledge.models import Store
 logger = logging.getLogger(__name__)
 
 ASSISTANT_FAILED = "The assistant could not complete the response"
+REPLY_INTERRUPTED = "The reply was interrupted; answering the message again"
 UNKNOWN_STORE = "Unknown store code"
 # The engine sees the recent conversation only: enough for follow-ups, cheap to load.
 HISTORY_LIMIT = 30
+DATABASE_ERRORS = (OperationalError, InterfaceError)
+# How long a reply that lost the database keeps trying to write its `failed` event (§4).
+FAILED_EVENT_RETRY_SECONDS = 30.0
 
 
 def store_resolve(*, organization: Organization, store_code: str | None) -> Store | None:
@@ -97,6 +104,17 @@ def message_create(
     if idempotency_key is not None:
         existing = idempotency_record_find(chat=chat, key=idempotency_key)
         if existing is not None:
+            claimed_at = existing.created_at
+            if idempotency_record_take_over(record=existing, fingerprint=fingerprint):
+                return interrupted_reply_resume(
+                    organization=organization,
+                    chat=chat,
+                    record=existing,
+                    since=claimed_at,
+                    content=content,
+                    current_url=current_url,
+                    store=store,
+                )
             return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
     try:
         user_message, record = user_message_store(
@@ -141,8 +159,13 @@ def fast_event_commits() -> Iterator[None]:
     try:
         yield
     finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET synchronous_commit")
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("RESET synchronous_commit")
+        except DATABASE_ERRORS:
+            # The database went away: the pool discards the broken connection, so no request
+            # inherits the setting; the error that matters is the one raised inside the block.
+            connection.close()
 
 
 def message_history(*, chat: Chat, before: Message) -> list[Message]:
@@ -151,11 +174,110 @@ def message_history(*, chat: Chat, before: Message) -> list[Message]:
     return list(reversed(recent[:HISTORY_LIMIT]))
 
 
+def interrupted_reply_resume(
+    *,
+    organization: Organization,
+    chat: Chat,
+    record: IdempotencyRecord,
+    since: datetime,
+    content: str,
+    current_url: str,
+    store: Store | None,
+) -> Outcome:
+    """Answers the stored message of a request that died mid-reply, for a retry that took its
+    `Idempotency-Key` over: no second user message, no second count against the quota.
+
+    A `failed` event first ends the interrupted reply's events, so a stream never runs the
+    text chunks of two attempts together.
+    """
+    EventPublisher(chat_id=chat.id).failed(REPLY_INTERRUPTED)
+    user_message = interrupted_message_find(chat=chat, since=since, fingerprint=record.request_hash)
+    if user_message is None:  # not expected: the record and the message commit together
+        user_message, _ = user_message_store(
+            chat=chat,
+            content=content,
+            current_url=current_url,
+            store_code=store.code if store else "",
+            idempotency_key=None,
+            fingerprint=record.request_hash,
+        )
+    outcome = assistant_reply(
+        organization=organization, chat=chat, user_message=user_message, store=store
+    )
+    idempotency_outcome_save(record=record, outcome=outcome)
+    return outcome
+
+
+def interrupted_message_find(*, chat: Chat, since: datetime, fingerprint: str) -> Message | None:
+    """The user message stored with a key claimed at `since` (same transaction, so not older)."""
+    candidates = Message.objects.filter(
+        chat=chat, type=MessageType.USER, created_at__gte=since
+    ).order_by("seq")
+    for message in candidates[:HISTORY_LIMIT]:
+        stored = request_fingerprint(
+            message=message.content,
+            current_url=message.current_url,
+            store_code=message.store_code,
+        )
+        if stored == fingerprint:
+            return message
+    return None
+
+
 def assistant_reply(
     *, organization: Organization, chat: Chat, user_message: Message, store: Store | None
 ) -> Outcome:
-    """Runs the chatbot's engine (outside any transaction) and stores its reply."""
+    """Runs the chatbot's engine (outside any transaction) and stores its reply.
+
+    The user's message is already stored, so however the reply ends, it ends with either the
+    answer or a `failed` event (§4), also when the database goes away in the middle.
+    """
     publisher = EventPublisher(chat_id=chat.id)
+    try:
+        return reply_run(
+            organization=organization,
+            chat=chat,
+            user_message=user_message,
+            store=store,
+            publisher=publisher,
+        )
+    except DATABASE_ERRORS as exc:
+        logger.error("database lost during the reply for chat %s: %s", chat.id, type(exc).__name__)
+        failed_event_publish_when_back(publisher=publisher)
+        return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
+
+
+def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
+    """Writes the reply's `failed` event as soon as the database takes it again.
+
+    Gives up (raising the database error: 503) after FAILED_EVENT_RETRY_SECONDS; a retry with
+    the request's Idempotency-Key then ends the reply (`interrupted_reply_resume`).
+    """
+    deadline = time.monotonic() + FAILED_EVENT_RETRY_SECONDS
+    delay = 0.25
+    while True:
+        if not connection.in_atomic_block:
+            connection.close()  # the pool drops a broken connection; the next query gets a new one
+        try:
+            publisher.failed(ASSISTANT_FAILED)
+            return
+        except DATABASE_ERRORS:
+            if time.monotonic() + delay >= deadline:
+                logger.error("the failed event of chat %s could not be written", publisher.chat_id)
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+
+def reply_run(
+    *,
+    organization: Organization,
+    chat: Chat,
+    user_message: Message,
+    store: Store | None,
+    publisher: EventPublisher,
+) -> Outcome:
+    """The engine's reply stored as the answer (201), or its failure ended with `failed` (503)."""
     chatbot = Chatbot.objects.get(pk=chat.chatbot_id)
     request = ReplyRequest(
         organization=organization,
@@ -169,6 +291,8 @@ def assistant_reply(
     with fast_event_commits():
         try:
             reply = engine_for(chatbot).reply(request, publisher)
+        except DATABASE_ERRORS:
+            raise  # not the engine's failure: assistant_reply waits for the database
         except Exception as exc:
             # Any engine failure, expected or not, leaves the user's message stored (§4).
             logger.exception("assistant engine failed for chat %s", chat.id)
