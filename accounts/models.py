@@ -45,6 +45,11 @@ class Chatbot(models.Model):
     engine = models.CharField(
         max_length=20,
         blank=True,
+        choices=[
+            ("", "Deployment default (ASSISTANT_ENGINE)"),
+            ("catalog", "Catalog"),
+            ("openai", "OpenAI-compatible model"),
+        ],
         help_text="Assistant engine for this chatbot; empty uses the deployment's ASSISTANT_ENGINE.",
     )
     system_prompt = models.TextField(
