@@ -1,9 +1,9 @@
 """The words of one organization's catalog: brands, categories and attribute values.
 
 Understanding a message needs to know which words name a brand or a category *in this
-catalog*. Reading them is a scan of the catalog, so they are kept per organization for a short
-time (`TTL_SECONDS`); they only steer understanding: every product, price and stock figure in
-a reply is read live at reply time.
+catalog*. Reading them is a scan of the catalog, so they are kept per organization until its
+next import (`MAX_AGE_SECONDS` at most); they only steer understanding: every product, price
+and stock figure in a reply is read live at reply time.
 """
 
 from __future__ import annotations
@@ -18,11 +18,13 @@ from typing import Any
 from django.db.models import Min
 
 from accounts.models import Organization
-from knowledge.models import Product, Store
+from knowledge.models import ImportRun, Product, Store
 from knowledge.search.text import fold
 
-TTL_SECONDS = 30.0
-_cache: dict[str, tuple[float, Vocabulary]] = {}
+# Kept until the organization's catalog is imported again, and at most this long (edits in the
+# admin console reach the assistant's understanding within it; prices and stock are always live).
+MAX_AGE_SECONDS = 600.0
+_cache: dict[str, tuple[float, int | None, Vocabulary]] = {}
 _lock = threading.Lock()
 
 
@@ -63,14 +65,21 @@ def phrase(text: str) -> str:
 
 
 def vocabulary_for(organization: Organization) -> Vocabulary:
+    """The catalog's words, read again after each import (one cheap query tells)."""
     key = str(organization.pk)
     now = time.monotonic()
+    stamp = (
+        ImportRun.objects.filter(organization=organization)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
     cached = _cache.get(key)
-    if cached is not None and now - cached[0] < TTL_SECONDS:
-        return cached[1]
+    if cached is not None and cached[1] == stamp and now - cached[0] < MAX_AGE_SECONDS:
+        return cached[2]
     vocabulary = _vocabulary_load(organization)
     with _lock:
-        _cache[key] = (now, vocabulary)
+        _cache[key] = (now, stamp, vocabulary)
     return vocabulary
 
 
