@@ -12,110 +12,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from knowledge.models import Availability, Product, StoreInventory
+from knowledge.pdp import clues
+from knowledge.pdp.comparison import comparison_title, is_device
 from knowledge.pdp.families import FRESH_PRODUCE, Family, family_of
 
 MIN_QUESTIONS = 3
 MAX_QUESTIONS = 6
 # Long feed titles ("... 14 Inch Space Grey M1 Pro 16GB 512GB") read badly in a question.
 _MAX_NAME_LENGTH = 60
-_COMPARISON_CANDIDATES = 200
 
 _SIZE_ORDER = ["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL", "4XL"]
-_STORAGE = re.compile(r"\b\d+\s?(?:GB|TB)\b|\bstorage\b|\bSSD\b", re.IGNORECASE)
-_BATTERY_WORDS = re.compile(
-    r"\b(?:battery|batteries|wireless|cordless|portable|mah|smartphone|phone|iphone|laptop|"
-    r"notebook|tablet|ipad|earphones?|headphones?|earbuds?|airpods?|smartwatch|watch)\b",
-    re.IGNORECASE,
-)
-_COMPATIBILITY_WORDS = re.compile(
-    r"\b(?:charger|charging|case|cable|adapter|earphones?|headphones?|earbuds?|airpods?|"
-    r"magsafe|stand|mount|monopod|selfie|battery pack|compatible|strap|keyboard|mouse)\b",
-    re.IGNORECASE,
-)
-_DEVICE = re.compile(
-    r"\b(?:smartphones?|phones?|iphone|laptops?|notebooks?|tablets?|ipad|computers?|"
-    r"macbook|cameras?)\b",
-    re.IGNORECASE,
-)
-# Things that go with a device rather than being one: no battery life or storage to ask about.
-_ACCESSORY = re.compile(
-    r"\b(?:charger|case|cover|cable|adapter|stand|mount|monopod|pedestal|tripod|selfie|"
-    r"holder|protector|strap)s?\b",
-    re.IGNORECASE,
-)
-_MATERIAL_IN_TITLE = re.compile(
-    r"\b(?:bamboo|wood|wooden|steel|stainless|iron|aluminium|aluminum|metal|glass|ceramic|"
-    r"porcelain|plastic|silicone|leather|faux|cotton|linen|wool|silk|denim|gold|golden|"
-    r"silver|crystal|marble|stone|copper|brass|carbon|velvet)\b",
-    re.IGNORECASE,
-)
-# Groceries of one ingredient, or eaten as they come: "ingredients" would sound silly.
-_SINGLE_INGREDIENT = re.compile(
-    r"\b(?:water|rice|honey|milk|eggs?|sugar|salt|flour|oil)\b", re.IGNORECASE
-)
-_SKIN_PRODUCT = re.compile(
-    r"\b(?:skin|lotion|soap|cream|wash|face|facial|serum|moisturi[sz]er|cleanser|mascara|"
-    r"eyeshadow|lipstick|powder|foundation|concealer|blush|makeup|cosmetics?)\b",
-    re.IGNORECASE,
-)
-_NOT_KIND = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "with",
-        "for",
-        "of",
-        "in",
-        "on",
-        "by",
-        "to",
-        "men",
-        "mens",
-        "man",
-        "women",
-        "womens",
-        "woman",
-        "girl",
-        "girls",
-        "boy",
-        "boys",
-        "kids",
-        "new",
-        "black",
-        "white",
-        "red",
-        "blue",
-        "green",
-        "yellow",
-        "grey",
-        "gray",
-        "brown",
-        "pink",
-        "purple",
-        "orange",
-        "gold",
-        "golden",
-        "silver",
-        "beige",
-        "navy",
-        "plum",
-        "starlight",
-        "off",
-    ]
-)
-_BRAND_COMPARED = frozenset(
-    {Family.APPAREL, Family.SHOES, Family.ACCESSORIES, Family.FRAGRANCE, Family.BEAUTY}
-)
-_FIT_WORDS = re.compile(r"\b(?:fit|fits|fitted|slim|relaxed|loose|oversized)\b", re.IGNORECASE)
-_WARRANTY = re.compile(
-    r"\b(?:lifetime|\d+[\s-]*(?:year|month|week|day)s?)[\s-]+(?:limited\s+)?warranty\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -177,7 +85,12 @@ def questions_generate(product: Product) -> list[str]:
 def product_name(title: str) -> Name:
     text = " ".join(title.split())
     if len(text) > _MAX_NAME_LENGTH:
-        text = text[:_MAX_NAME_LENGTH].rsplit(" ", 1)[0].rstrip(" ,;:-&/")
+        text = text[:_MAX_NAME_LENGTH].rsplit(" ", 1)[0]
+        # "Office Chair With Adjustable" reads worse than "Office Chair".
+        cuts = [match.start() for match in clues.CONNECTOR.finditer(text) if match.start() >= 15]
+        if cuts:
+            text = text[: cuts[-1]]
+        text = text.rstrip(" ,;:-&/")
     last = text.split(" ")[-1].lower() if text else ""
     plural = (
         len(last) > 3
@@ -193,7 +106,7 @@ def product_warranty(product: Product) -> str:
     stated = str(getattr(product, "warranty", "") or "").strip()
     if stated:
         return stated
-    found = _WARRANTY.search(product.description or "")
+    found = clues.WARRANTY.search(product.description or "")
     return found.group(0) if found else ""
 
 
@@ -222,7 +135,7 @@ def _facts_for(product: Product) -> Facts:
     facts.in_stores = StoreInventory.objects.filter(
         product_id__in=[v.id for v in variants]
     ).exists()
-    facts.comparison = _comparison_title(product, facts.family)
+    facts.comparison = product_name(comparison_title(product, facts.family)).text
     return facts
 
 
@@ -237,58 +150,6 @@ def _ordered_sizes(sizes: set[str]) -> list[str]:
         return (2, 0.0, upper)
 
     return sorted(sizes, key=key)
-
-
-def _comparison_title(product: Product, family: Family) -> str:
-    """A product of the same category a shopper would weigh against this one, or "".
-
-    Same category is not enough ("mobile accessories" holds chargers and headphones): the
-    other product must be the same kind of thing (same head noun: "Red Shoes" and "Pampi
-    Shoes") or, where shoppers compare within a brand (phones, watches, shoes), the same brand.
-    Among those, the most words in common, then the closest price.
-    """
-    if not product.category:
-        return ""
-    others = Product.objects.filter(organization_id=product.organization_id).exclude(pk=product.pk)
-    if product.product_type:
-        others = others.filter(product_type=product.product_type)
-    else:
-        others = others.filter(google_product_category=product.google_product_category)
-    if product.item_group_id:
-        others = others.exclude(item_group_id=product.item_group_id)
-    rows = others.values_list("title", "brand", "price", "sale_price").order_by("item_id")[
-        :_COMPARISON_CANDIDATES
-    ]
-    price = product.current_price or Decimal(0)
-    own_words = _title_words(product.title)
-    own_head = own_words[-1] if own_words else ""
-    brand = product.brand.strip().lower()
-    brand_counts = brand and (family in _BRAND_COMPARED or _is_device(product))
-    best: tuple[int, Decimal, str] | None = None
-    for title, other_brand, regular, sale in rows:
-        words = _title_words(title)
-        if not words or title.strip().lower() == product.title.strip().lower():
-            continue
-        same_kind = words[-1] == own_head
-        same_brand = bool(brand_counts) and other_brand.strip().lower() == brand
-        if not (same_kind or same_brand):
-            continue
-        shared = len(set(words) & set(own_words))
-        distance = abs((sale if sale is not None else regular) - price)
-        if best is None or (-shared, distance) < (-best[0], best[1]):
-            best = (shared, distance, title)
-    return product_name(best[2]).text if best else ""
-
-
-def _title_words(title: str) -> list[str]:
-    """The title's words that say what the product is: no colours, no filler words."""
-    words = [word for word in re.findall(r"[a-z0-9]+", title.lower()) if word not in _NOT_KIND]
-    return [word[:-1] if len(word) > 3 and word.endswith("s") else word for word in words]
-
-
-def _is_device(product: Product) -> bool:
-    text = f"{product.title} {product.category}"
-    return bool(_DEVICE.search(text)) and not _ACCESSORY.search(product.title)
 
 
 def _candidates(facts: Facts) -> list[tuple[int, str]]:
@@ -324,7 +185,7 @@ def _variant_questions(facts: Facts) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     wearable = family in (Family.APPAREL, Family.SHOES, Family.ACCESSORIES)
     if len(facts.sizes) >= 2:
-        if family == Family.ELECTRONICS and all(_STORAGE.search(s) for s in facts.sizes):
+        if family == Family.ELECTRONICS and all(clues.STORAGE.search(s) for s in facts.sizes):
             found.append((10, f"Which storage options {name.does} {name.the} come in?"))
         else:
             found.append((10, f"Which sizes of {name.the} are in stock?"))
@@ -361,38 +222,38 @@ def _family_questions(facts: Facts) -> list[tuple[int, str]]:
     text = f"{product.title} {product.category} {product.description}"
     found: list[tuple[int, str]] = []
     if family in (Family.APPAREL, Family.SHOES):
-        if _FIT_WORDS.search(product.description):
+        if clues.FIT.search(product.description):
             found.append((13, f"How {name.does} {name.the} fit?"))
         else:
             found.append((22, f"{name.does.capitalize()} {name.the} run true to size?"))
     elif family == Family.ELECTRONICS:
-        accessory = bool(_ACCESSORY.search(product.title))
-        if accessory or _COMPATIBILITY_WORDS.search(f"{product.title} {product.description}"):
+        accessory = bool(clues.ACCESSORY.search(product.title))
+        if accessory or clues.COMPATIBILITY.search(f"{product.title} {product.description}"):
             found.append((12, f"Which devices {name.be} {name.the} compatible with?"))
-        if _BATTERY_WORDS.search(text) and not accessory:
+        if clues.BATTERY.search(text) and not accessory:
             found.append((13, f"How long does the battery of {name.the} last?"))
-        if _is_device(product) or (_STORAGE.search(text) and not accessory):
+        if is_device(product) or (clues.STORAGE.search(text) and not accessory):
             found.append((14, f"How much storage {name.does} {name.the} have?"))
     elif family == Family.APPLIANCES:
         found.append((14, f"What are the dimensions of {name.the}?"))
     elif family == Family.GROCERIES:
         kind = f"{product.category} {product.title}"
-        if not FRESH_PRODUCE.search(kind) and not _SINGLE_INGREDIENT.search(product.title):
+        if not FRESH_PRODUCE.search(kind) and not clues.single_ingredient(product.title):
             found.append((12, f"What are the ingredients of {name.the}?"))
             found.append((13, f"{name.does.capitalize()} {name.the} contain any common allergens?"))
     elif family == Family.FURNITURE:
         found.append((12, f"What are the dimensions of {name.the}?"))
-        if not product.material.strip() and not _MATERIAL_IN_TITLE.search(product.title):
+        if not product.material.strip() and not clues.MATERIAL_IN_TITLE.search(product.title):
             found.append((13, f"What material {name.be} {name.the} made of?"))
     elif family == Family.BEAUTY:
-        if _SKIN_PRODUCT.search(f"{product.title} {product.category}"):
+        if clues.SKIN_PRODUCT.search(f"{product.title} {product.category}"):
             found.append((12, f"{name.be.capitalize()} {name.the} suitable for sensitive skin?"))
     elif family == Family.FRAGRANCE:
         found.append((12, f"What {name.does} {name.the} smell like?"))
     elif (
         family in (Family.ACCESSORIES, Family.KITCHEN)
         and not product.material.strip()
-        and not _MATERIAL_IN_TITLE.search(product.title)
+        and not clues.MATERIAL_IN_TITLE.search(product.title)
     ):
         found.append((16, f"What material {name.be} {name.the} made of?"))
     return found

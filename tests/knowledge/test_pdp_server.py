@@ -177,3 +177,58 @@ def test_cors_over_real_http(live):
                 },
             )
             assert "access-control-allow-origin" not in chats.headers
+
+
+def test_buffered_counts_are_written_when_a_server_stops():
+    # Given a server with a long flush interval, so only the exit can write the counts
+    organization = OrganizationFactory()
+    stored = question_set_create(
+        organization=organization,
+        url="https://shop.example/p/2",
+        product_title=None,
+        questions=["Q?"],
+    )
+    path = f"/v1/knowledge/pdp-questions/{organization.id}/public"
+    with start_server(PDP_COUNT_FLUSH_SECONDS="600", WEB_CONCURRENCY="2") as server:
+        with server.client() as client:
+            for _ in range(30):
+                assert (
+                    client.get(path, params={"url": "https://shop.example/p/2"}).status_code == 200
+                )
+        stored.refresh_from_db()
+        assert stored.requests < 30  # still buffered
+        # When it stops (SIGTERM, as a deploy does)
+        server.process.terminate()
+        server.process.wait(timeout=30)
+    # Then every request was counted
+    stored.refresh_from_db()
+    assert stored.requests == 30
+
+
+def test_an_admin_edit_is_served_within_a_flush_interval(live):
+    from django.utils import timezone
+
+    organization = OrganizationFactory()
+    stored = question_set_create(
+        organization=organization,
+        url="https://shop.example/p/3",
+        product_title=None,
+        questions=["Old?"],
+    )
+    path = f"/v1/knowledge/pdp-questions/{organization.id}/public"
+    params = {"url": "https://shop.example/p/3"}
+    with live.client() as client:
+        before = client.get(path, params=params)
+        assert before.json()["questions"][0]["text"] == "Old?"
+        # An edit as the admin saves it: the text, and the set's updated_at.
+        stored.questions.update(text="New?")
+        PdpQuestionSet.objects.filter(pk=stored.pk).update(updated_at=timezone.now())
+
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            response = client.get(path, params=params)
+            if response.json()["questions"][0]["text"] == "New?":
+                break
+            time.sleep(0.2)
+        assert response.json()["questions"][0]["text"] == "New?"
+        assert response.headers["etag"] != before.headers["etag"]
