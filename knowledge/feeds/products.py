@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.feeds.records import RawRecord
@@ -70,7 +71,7 @@ def product_row(record: RawRecord) -> ProductRow:
     for attribute, field_name in TEXT_ATTRIBUTES.items():
         row.fields[field_name] = values.get(attribute, "")
     row.fields["url"] = _url(values.get("link", ""), "link", row)
-    row.fields["image_url"] = _url(values.get("image_link", ""), "image_link", row)
+    row.fields["image_url"] = _image_url(values.get("image_link", ""), row)
     _prices(values, row)
     row.fields["availability"] = _availability(values.get("availability", ""), row)
     row.fields["quantity"] = _value(parse_quantity, values.get("quantity", ""), "quantity", row)
@@ -92,6 +93,19 @@ def _url(text: str, attribute: str, row: ProductRow) -> str:
     except InvalidUrlError:
         row.problems.append(f'{attribute}: "{text[:200]}" is not an absolute http(s) URL')
         return ""
+
+
+def _image_url(text: str, row: ProductRow) -> str:
+    # Checked, but kept as given: canonical form is for product pages (contract §6), and an
+    # image URL's query may be what the CDN needs.
+    try:
+        parts = urlsplit(text)
+        valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        valid = False
+    if text and not valid:
+        row.problems.append(f'image_link: "{text[:200]}" is not an absolute http(s) URL')
+    return text
 
 
 def _prices(values: dict[str, str], row: ProductRow) -> None:
