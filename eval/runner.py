@@ -1,6 +1,7 @@
 """`make eval`: the assistant's labelled conversations, run through the real API in process.
 
-Imports the shared demo catalog and the eval's fashion catalog into fresh organizations, plays
+Imports the shared demo catalog, the eval's fashion catalog and the `make run` demo catalog
+into fresh organizations, plays
 every conversation of `conversations/*.yaml` through `POST /v1/chats/{chatId}/messages`, checks
 each reply (see `checks.py`) and prints the share of conversations that pass, the constraint
 violations and the ungrounded facts. Targets: >= 95% pass, 0 violations, 0 ungrounded facts.
@@ -31,8 +32,18 @@ SHOPS = {
         ROOT / "eval" / "catalogs" / "fashion-local-inventory.tsv",
         ROOT / "eval" / "catalogs" / "fashion-stores.tsv",
     ),
+    # The catalog `make run` seeds (seed_demo): what a new user tries first.
+    "seed": (
+        ROOT / "knowledge" / "demo" / "products.tsv",
+        ROOT / "knowledge" / "demo" / "inventory.tsv",
+        ROOT / "knowledge" / "demo" / "stores.tsv",
+    ),
 }
-HOME = {"demo": "https://demo-shop.example/", "fashion": "https://fashion.example/"}
+HOME = {
+    "demo": "https://demo-shop.example/",
+    "fashion": "https://fashion.example/",
+    "seed": "https://demo-shop.example/",
+}
 TARGET_PASS = 0.95
 
 

@@ -64,8 +64,8 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
     has_products = bool(on_pdp or state.shown or state.focus)
     if "compare" in u.asks and (has_products or len(u.name_words) >= 2):
         return COMPARE
-    if "similar" in u.asks and (has_products or u.name_words):
-        return SIMILAR
+    if "similar" in u.asks:
+        return SIMILAR  # with nothing in view, the engine asks "similar to which product?"
     if u.ordinals and state.shown and not subject and not c.brands:
         return PRODUCT
     if "more" in u.asks and state.search is not None and not subject and not c.has_filters():

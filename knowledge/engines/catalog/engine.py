@@ -63,6 +63,7 @@ class Turn:
         self.state = dl.conversation_state(request.history, self.vocabulary)
         self.store: Store | None = request.store
         self.asked_store: Store | None = request.store
+        self.note = ""  # said before the answer ("I only showed one product...")
 
     # --- the page -------------------------------------------------------------------------
 
@@ -105,6 +106,8 @@ class Turn:
                 return self.compare_what(products)
         if kind == dl.SIMILAR:
             base = self.referenced(page) or self.named()
+            if base is None and not self.u.constraints.has_subject():
+                return self.clarify("Similar to which product?")
             if base is not None:
                 return similar_reply(
                     self.context,
@@ -117,9 +120,13 @@ class Turn:
         if kind == dl.PRODUCT:
             products = self.referenced_all()
             if products:
-                return product_reply(
+                draft = product_reply(
                     self.context, self.tools, products, self.u, store=self.asked_store
                 )
+                draft.text = self.note + draft.text
+                return draft
+            if self.state.shown:
+                return self.which_one()
         if kind == dl.PAGE and page is not None:
             return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         if kind == dl.NAMED:
@@ -155,12 +162,21 @@ class Turn:
         """Products of the last reply the message points at: ordinals, "it", or all of them."""
         shown = self.state.shown
         if self.u.ordinals and shown:
-            # "the second one" after a single product still means the one shown.
+            if max(self.u.ordinals) > len(shown):
+                # "the second one" after a single product: say so, then answer for it.
+                self.note = (
+                    "I only showed one product just now, so this is about that one. "
+                    if len(shown) == 1
+                    else f"I only showed {len(shown)} products just now, so this is about "
+                    "the last one. "
+                )
             picked = [shown[min(n, len(shown)) - 1 if n > 0 else -1] for n in self.u.ordinals]
             unique = list({id(s): s for s in picked}.values())
             return self._from_snapshots(unique)
         if self.state.focus is not None and not self.u.plural_reference:
             return self._from_snapshots([self.state.focus])
+        if self.u.pronoun and not self.u.plural_reference and len(shown) > 1:
+            return []  # "it" with several in view: the caller asks which one
         return self._from_snapshots(shown)
 
     def referenced(self, page: Product | None) -> Product | None:
@@ -217,6 +233,15 @@ class Turn:
             coverage = len(title_words & said) / len(title_words)
             scored.append((coverage, product))
         scored.sort(key=lambda pair: -pair[0])
+        # Variants of one product are one candidate, not a tie between two.
+        groups: set[str] = set()
+        distinct: list[tuple[float, Product]] = []
+        for score, product in scored:
+            group = product.item_group_id or f"item:{product.pk}"
+            if group not in groups:
+                groups.add(group)
+                distinct.append((score, product))
+        scored = distinct
         if not scored or scored[0][0] < 0.6:
             return None
         if len(scored) > 1 and scored[1][0] == scored[0][0] and scored[0][0] < 1:
@@ -314,11 +339,35 @@ class Turn:
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 
-    def clarify(self) -> Draft:
+    def clarify(self, question: str = "Which product do you mean?") -> Draft:
         return Draft(
-            text="Which product do you mean? Open its page, or tell me its name or what you're "
-            "looking for, and I'll check it for you.",
+            text=f"{question} Open its page, or tell me its name or what you're looking for, "
+            "and I'll check it for you.",
             suggestions=sg.browse_suggestions(self.vocabulary),
+        )
+
+    def which_one(self) -> Draft:
+        """ "What brand is it?" with several products in view: which one, with the choices."""
+        names = [str(s.get("designation")) for s in self.state.shown[:4]]
+        ordinals = ["first", "second", "third", "fourth"]
+        text = self.u.text.strip().rstrip("?")
+        # The same question, pointed at one product: "What brand is the first one?"
+        pointed = [
+            re.sub(
+                r"\b(this one|that one|it|this|that)\b",
+                f"the {ordinal} one",
+                text,
+                count=1,
+                flags=re.I,
+            )
+            + "?"
+            for ordinal in ordinals[: len(names)]
+        ]
+        return Draft(
+            text="Which one do you mean: "
+            + ph.join([f"the {ordinals[n]} ({name})" for n, name in enumerate(names)], "or")
+            + "?",
+            suggestions=sg.finish(pointed[:3], sg.browse_suggestions(self.vocabulary)),
         )
 
     def not_understood(self) -> Draft:

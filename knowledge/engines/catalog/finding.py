@@ -343,17 +343,27 @@ def find(
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,
         )
-    used = constraints
-    relaxed: list[str] = []
-    for label, names in _RELAXATIONS if relax else []:
-        if label in keep:
-            continue
-        loosened = _without(used, names)
-        if loosened == used:
-            continue
-        used = loosened
-        relaxed.append(label)
-        if label == "price" and constraints.min_price is not None and constraints.max_price is None:
+    # Give up as little as possible: one wish at a time first, in the order shoppers give
+    # them up; only if no single one helps, one after the other.
+    present = [
+        (label, names)
+        for label, names in (_RELAXATIONS if relax else [])
+        if label not in keep and _without(constraints, names) != constraints
+    ]
+    plans = [[entry] for entry in present]
+    if len(present) > 1:
+        plans.append(present)
+    for plan in plans:
+        used = constraints
+        relaxed: list[str] = []
+        for label, names in plan:
+            used = _without(used, names)
+            relaxed.append(label)
+        if (
+            "price" in relaxed
+            and constraints.min_price is not None
+            and constraints.max_price is None
+        ):
             # "over 5,000" relaxed: the priciest below it come nearest.
             used = replace(used, sort=SORT_PRICIEST)
         attempt = search_once(
@@ -365,7 +375,7 @@ def find(
         )
         if attempt.exact:
             ranked = rank(attempt.exact, used)
-            if label == "price" and (constraints.min_price is not None or constraints.around):
+            if "price" in relaxed and (constraints.min_price is not None or constraints.around):
                 ranked = _nearest_to_range(ranked, constraints)
             return Found(
                 constraints=constraints,

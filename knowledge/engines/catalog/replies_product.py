@@ -200,8 +200,9 @@ def variant_sentences(
     row = rows.get(variant.pk)
     status, _ = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
+        stock = ph.stock_phrase(variant, store, row)
         return [
-            f"Yes, the {name} comes in {described}: {price}, {ph.stock_phrase(variant, store, row)}."
+            f"Yes, the {name} comes in {described}: {price}, and {label} {value} is {stock}."
         ], variant
     text = f"The {name} comes in {described} ({price}), but it's {ph.stock_phrase(variant, store, row)} right now."
     if store is not None and variant.availability == Availability.IN_STOCK:
@@ -258,11 +259,11 @@ def details_sentences(
     if product.description and not quote:
         sentences.append(product.description.strip())
     attributes = [
-        f"{label} {value}"
-        for label, value in (
-            ("colour", product.color),
-            ("size", product.size),
-            ("material", product.material.lower()),
+        value
+        for value in (
+            product.color.lower(),
+            f"size {product.size}" if product.size else "",
+            f"made of {product.material.lower()}" if product.material else "",
         )
         if value
     ]

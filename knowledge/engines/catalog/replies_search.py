@@ -141,8 +141,12 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
             return f"We don't have any {asked} right now. The {used} closest to that price {are}:"
         relaxed = ph.join(found.relaxed)
         limit = "limit" if len(found.relaxed) == 1 else "limits"
+        nearest = ph.describe(
+            found.used, currency, with_sort=False, count=1 if count == 1 else None
+        )
         return (
-            f"I couldn't find any {asked}. Without the {relaxed} {limit}, the nearest {used} {are}:"
+            f"I couldn't find any {asked}. Without the {relaxed} {limit}, the nearest "
+            f"{nearest or used} {are}:"
         )
     plain = ph.describe(asked_c, currency, with_sort=False)
     order = {

@@ -49,10 +49,22 @@ def search_suggestions(
     vocabulary: Vocabulary,
 ) -> list[str]:
     found: list[str] = []
+    if len(products) == 1:
+        # One product in view: "it" means it.
+        product = products[0]
+        found += ["Tell me more about it", "Is it in stock?"]
+        if product.size or product.color:
+            found.append(
+                "What sizes does it come in?" if product.size else "What colours does it come in?"
+            )
+        found.append("Show me something similar")
+        return finish(found, browse_suggestions(vocabulary, exclude=constraints.category))
     if len(products) >= 2:
         found.append("Compare the first two")
     if products:
         found.append("Tell me more about the first one")
+    if any(p.size for p in products[:1]):
+        found.append("What sizes does the first one come in?")
     if total > shown_so_far:
         found.append("Show me more")
     brands = list(dict.fromkeys(p.brand for p in products if p.brand))
