@@ -46,30 +46,40 @@ class Delivery:
 
 
 class Subscription:
-    """The events of one chat for one open stream, queued until the stream writes them."""
+    """The events of one chat for one open stream, queued until the stream writes them.
 
-    __slots__ = ("_hub", "_items", "_ready", "chat_id", "closed")
+    Kept small (thousands per process): a list guarded by the hub's lock, one flag to wait on.
+    """
+
+    __slots__ = ("_hub", "_items", "_ready", "chat_id", "closed", "wake_at")
 
     def __init__(self, hub: Hub, chat_id: UUID) -> None:
         self._hub = hub
-        self._items: deque[Delivery] = deque()
+        self._items: list[Delivery] = []
         self._ready = threading.Event()
         self.chat_id = chat_id
         self.closed = False
+        self.wake_at = float("inf")
 
     def push(self, delivery: Delivery) -> None:
+        """Called with the hub's lock held."""
         self._items.append(delivery)
         self._ready.set()
 
-    def wait(self, timeout: float) -> list[Delivery]:
-        """The events queued so far; waits up to `timeout` seconds when there are none."""
-        if not self._items and not self.closed:
-            self._ready.wait(timeout)
-        # Clear before draining: a push after this line sets the flag again, so no wake-up is lost.
-        self._ready.clear()
-        items = []
-        while self._items:
-            items.append(self._items.popleft())
+    def wait(self, until: float) -> list[Delivery]:
+        """The events queued so far; when there are none, waits for one or for the hub's
+        clock to pass `until` (a `time.monotonic()` value).
+
+        The wait has no timeout of its own: one clock for the whole process wakes the streams
+        whose time has come, which keeps an idle stream smaller than a timer each would.
+        """
+        self.wake_at = until
+        if not self._items and not self.closed and time.monotonic() < until:
+            self._ready.wait()
+        with self._hub._lock:
+            # Cleared under the lock that push() holds, so no wake-up is lost.
+            self._ready.clear()
+            items, self._items = self._items, []
         return items
 
     def end(self) -> None:
@@ -88,8 +98,9 @@ class Subscription:
 class Hub:
     """Registry of subscriptions by chat, and the bookkeeping of which events were delivered."""
 
-    def __init__(self, run_listener: Callable[[Hub], None]) -> None:
+    def __init__(self, run_listener: Callable[[Hub], None], *, tick: float = 1.0) -> None:
         self._run_listener = run_listener
+        self._tick = tick
         self._lock = threading.Lock()
         self._subscriptions: dict[UUID, set[Subscription]] = {}
         self._thread: threading.Thread | None = None
@@ -113,7 +124,22 @@ class Hub:
                     target=self._run_listener, args=(self,), name="sse-listener", daemon=True
                 )
                 self._thread.start()
+                threading.Thread(target=self._run_clock, name="sse-clock", daemon=True).start()
         return subscription
+
+    def _run_clock(self) -> None:
+        """Wakes the streams that are due a keep-alive or their end, every `tick` seconds."""
+        while not self.stopped.wait(self._tick):
+            now = time.monotonic()
+            with self._lock:
+                due = [
+                    subscription
+                    for subscriptions in self._subscriptions.values()
+                    for subscription in subscriptions
+                    if subscription.wake_at <= now
+                ]
+            for subscription in due:
+                subscription._ready.set()
 
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
@@ -146,8 +172,11 @@ class Hub:
         if self.floor is None:
             self.floor = top
 
-    def deliver(self, *, top: int, events: Iterable[Event], now: float | None = None) -> None:
-        """Hands newly read events to their chats' streams and moves `floor` forward.
+    def deliver(
+        self, *, top: int, events: Iterable[Event], full: bool = True, now: float | None = None
+    ) -> None:
+        """Hands newly read events to their chats' streams and, after a `full` read (of every
+        followed chat), moves `floor` forward.
 
         `top` is the highest seq committed when the events were read: every transaction that
         took a lower seq had started by then.
@@ -159,10 +188,11 @@ class Hub:
             self.known.add(event.seq)
             delivery = Delivery(event.seq, event.created_at, event_frame(event))
             with self._lock:
-                subscriptions = list(self._subscriptions.get(event.chat_id, ()))
-            for subscription in subscriptions:
-                subscription.push(delivery)
+                for subscription in self._subscriptions.get(event.chat_id, ()):
+                    subscription.push(delivery)
         self._marks.append((now, top))
+        if not full:
+            return
         floor = self.floor or 0
         while self._marks and self._marks[0][0] <= now - LATE_COMMIT_SECONDS:
             floor = max(floor, self._marks.popleft()[1])
@@ -190,9 +220,13 @@ def get_hub() -> Hub:
     global _hub, _hub_pid
     with _hub_lock:
         if _hub is None or _hub_pid != os.getpid():
+            from django.conf import settings
+
             from chats.stream.listener import run_listener
 
-            _hub, _hub_pid = Hub(run_listener), os.getpid()
+            # Keep-alives and stream ends are on time to within a quarter of the keep-alive.
+            tick = min(1.0, max(0.05, settings.SSE_KEEPALIVE_SECONDS / 4))
+            _hub, _hub_pid = Hub(run_listener, tick=tick), os.getpid()
         return _hub
 
 

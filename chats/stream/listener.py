@@ -176,22 +176,32 @@ def _listen(hub: Hub, source: PostgresSource | PollingSource, poll_seconds: floa
     next_poll = time.monotonic() + poll_seconds
     while not hub.stopped.is_set():
         notified = source.wait(hub, max(0.0, next_poll - time.monotonic()))
-        if notified is not None and not any(
-            hub.follows(chat_id) and hub.is_new(seq) for chat_id, seq in notified
-        ):
-            continue  # Events of chats without streams here, or already read.
-        if notified is None and time.monotonic() < next_poll:
-            continue
-        _refresh(hub, source)
-        next_poll = time.monotonic() + poll_seconds
+        if notified is not None:
+            # Only the notified chats that have streams here, for events not read yet: the
+            # query's cost then does not grow with the number of chats followed.
+            chats = {
+                chat_id for chat_id, seq in notified if hub.follows(chat_id) and hub.is_new(seq)
+            }
+            if chats:
+                _refresh(hub, source, chats=list(chats))
+        if time.monotonic() >= next_poll:
+            _refresh(hub, source)
+            next_poll = time.monotonic() + poll_seconds
 
 
-def _refresh(hub: Hub, source: PostgresSource | PollingSource) -> None:
+def _refresh(
+    hub: Hub, source: PostgresSource | PollingSource, chats: list[UUID] | None = None
+) -> None:
+    """Reads and delivers the unseen events of `chats`, or of every followed chat (a full
+    read, the only kind that lets the hub's floor move)."""
     if hub.floor is None:
         top, _ = source.fetch(chats=[], floor=0, known=())
         hub.start(top)
-    top, events = source.fetch(chats=hub.chats(), floor=hub.floor or 0, known=hub.known)
-    hub.deliver(top=top, events=events)
+    full = chats is None
+    top, events = source.fetch(
+        chats=hub.chats() if chats is None else chats, floor=hub.floor or 0, known=hub.known
+    )
+    hub.deliver(top=top, events=events, full=full)
 
 
 def _close_quietly(source: PostgresSource | PollingSource) -> None:
