@@ -19,7 +19,7 @@ from knowledge.models import Product, StoreInventory
 from knowledge.search.text import fold
 
 MONEY = re.compile(r"(?:([$€£])\s?(\d[\d,]*(?:\.\d{1,2})?))|(\d[\d,]*\.\d{2})\s?(USD|EUR|GBP|CHF)")
-STOCK = re.compile(r"\((\d+) available\)|Only (\d+) left")
+STOCK = re.compile(r"\((\d+) available[;)]|Only (\d+) left")
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 

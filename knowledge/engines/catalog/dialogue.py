@@ -50,7 +50,7 @@ class ConversationState:
 
 def is_product_question(u: Understanding) -> bool:
     asked_value = bool(u.asked_size or u.asked_color) and u.interrogative
-    return bool(u.asks & PRODUCT_QUESTIONS) or asked_value
+    return bool(u.asks & PRODUCT_QUESTIONS) or asked_value or bool(u.topic)
 
 
 def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str:

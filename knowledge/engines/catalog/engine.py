@@ -8,6 +8,7 @@ the catalog returned, product snapshots and suggestions, and the text streamed i
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from chats.events import EventPublisher
@@ -15,7 +16,7 @@ from knowledge.engines.base import Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
-from knowledge.engines.catalog.draft import Draft
+from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.lexicon import FILLER_WORDS
 from knowledge.engines.catalog.replies_product import compare_reply, product_reply
 from knowledge.engines.catalog.replies_search import more_reply, search_reply, similar_reply
@@ -24,6 +25,7 @@ from knowledge.engines.catalog.streaming import ToolCalls, publish_text
 from knowledge.engines.catalog.tools import (
     ToolContext,
     get_page_context,
+    item_ids_with_variants,
     page_product_find,
     product_summary,
     products_from_snapshots,
@@ -32,12 +34,52 @@ from knowledge.engines.catalog.tools import (
 from knowledge.engines.catalog.understanding import Understanding, singular, understand
 from knowledge.models import Product, Store
 from knowledge.search import product_search
-from knowledge.search.text import words
+from knowledge.search.text import fold, words
 
 _COMPARE_SPLIT = re.compile(r"\b(?:and|vs|versus|with|to|or|against)\b|,")
 _COMPARE_LEAD = re.compile(
     r"^.*?\b(?:compare|comparison of|difference between|differences between|better)\b"
 )
+
+
+def about_page(u: Understanding, page: Product) -> Understanding:
+    """The message read as being about the page's product when it names it.
+
+    "Which stores have the Red Lipstick in stock?" on the Red Lipstick's page: the name's
+    words are not a search ("red" is not a colour wish here), they point at the product.
+    """
+    said = set(words(u.normalized))
+    title = {w for w in words(page.title) if (len(w) > 1 or w.isdigit()) and w not in FILLER_WORDS}
+    named = title & said
+    if not title or len(named) < min(2, len(title)) or len(named) / len(title) < 0.5:
+        return u
+    title_stems = {singular(w) for w in title} | set(words(page.brand))
+    c = u.constraints
+    in_title = {w.lower() for w in (*c.colors, *c.materials)} & set(words(page.title))
+    constraints = replace(
+        c,
+        terms=tuple(t for t in c.terms if singular(t) not in title_stems and t not in title),
+        brands=tuple(b for b in c.brands if b.lower() != page.brand.lower()),
+        # "Cat Food" reads as groceries, "Trainers" as footwear: the page's own category.
+        category=(
+            ""
+            if c.category
+            and (
+                {singular(w) for w in words(c.category)} & title_stems
+                or fold(c.category) in fold(page.category)
+            )
+            else c.category
+        ),
+        colors=tuple(x for x in c.colors if x.lower() not in in_title),
+        materials=tuple(x for x in c.materials if x.lower() not in in_title),
+    )
+    return replace(
+        u,
+        constraints=constraints,
+        pronoun=True,
+        asked_color="" if u.asked_color.lower() in in_title else u.asked_color,
+        name_words=tuple(w for w in u.name_words if w not in title),
+    )
 
 
 class CatalogEngine:
@@ -93,6 +135,8 @@ class Turn:
                 ).first()
                 or self.store
             )
+        if page is not None:
+            self.u = about_page(self.u, page)
         kind = dl.classify(self.u, self.state, on_pdp=page is not None)
         if kind == dl.SMALLTALK:
             return self.smalltalk(page)
@@ -137,6 +181,14 @@ class Turn:
                 )
         if kind == dl.CLARIFY:
             return self.clarify()
+        if (
+            page is not None
+            and page.brand
+            and self.u.constraints.brands == (page.brand,)
+            and re.search(r"\b(other|else|more)\b", self.u.normalized)
+            and not self.u.constraints.has_subject()
+        ):
+            return self.brand_others(page)
         if kind == dl.MORE:
             return more_reply(self.context, self.tools, self.state)
         if kind in (dl.SEARCH, dl.NAMED, dl.COMPARE, dl.SIMILAR) and (
@@ -337,6 +389,31 @@ class Turn:
             text="Which two products would you like me to compare? Search for a few first, "
             "then ask me to compare them.",
             suggestions=sg.browse_suggestions(self.vocabulary),
+        )
+
+    def brand_others(self, page: Product) -> Draft:
+        """ "What other Apple products do you have?" on an Apple page: the others, or none."""
+        exclude = item_ids_with_variants(self.request.organization, [page])
+        constraints, continues = dl.next_search(self.u, dl.ConversationState())
+        draft = search_reply(
+            self.context,
+            self.tools,
+            constraints,
+            state=self.state,
+            continues=continues,
+            exclude=exclude,
+            relax=False,
+        )
+        if draft.items:
+            return draft
+        return Draft(
+            text=f"The {page.title} is the only {page.brand} product we have right now. "
+            "I can show you similar products from other brands.",
+            items=[Item(product=page, reasons=["The product on this page"])],
+            suggestions=sg.finish(
+                ["Show me something similar", "Tell me more about it"],
+                sg.browse_suggestions(self.vocabulary),
+            ),
         )
 
     def clarify(self, question: str = "Which product do you mean?") -> Draft:

@@ -534,7 +534,7 @@ PRICE_QUESTION = re.compile(
     r"\b(how much|price|cost|costs|on sale|discount|deal|cheaper|reduced|offer|what does it cost|"
     r"is it expensive|pricing|promotion)\b"
 )
-SIZE_QUESTION = re.compile(r"\b(sizes?|fit|fits)\b")
+SIZE_QUESTION = re.compile(r"\b(sizes?|size options)\b(?! of the)")
 COLOR_QUESTION = re.compile(r"\b(colou?rs?|shades?)\b")
 # "does it come in ...": blanked with the questions, the value itself is read as size/colour.
 COMES_IN = re.compile(r"\b(come in|comes in|available in|does it come|is there an?|have it in)\b")
@@ -567,3 +567,59 @@ ORDINALS = {
     "last": -1,
 }
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+# Questions about a detail the catalog may only state in the description: the pattern to
+# recognise the question (its words are not searched) and the words to look for.
+TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
+    "smell": (
+        re.compile(r"\b(smells?( like)?|scents?|fragrance notes|notes|aroma)\b"),
+        ("smell", "scent", "notes", "aroma", "fragrance"),
+    ),
+    "battery life": (
+        re.compile(r"\b(battery( life)?|on a (single )?charge)\b"),
+        ("battery", "hour", "charge"),
+    ),
+    "storage": (
+        re.compile(r"\b(how much storage|storage( options)?|memory|capacity)\b"),
+        ("storage", "gb", "tb", "ssd", "memory"),
+    ),
+    "dimensions": (
+        re.compile(r"\b(dimensions?|measurements?|how big|how tall|how wide|how large)\b"),
+        ("dimension", "cm", "mm", "inch", "width", "height", "depth", "size"),
+    ),
+    "compatibility": (
+        re.compile(
+            r"\b(which devices|what devices|compatible( with)?|compatibility|works? with)\b"
+        ),
+        ("compatible", "iphone", "android", "device", "usb", "bluetooth", "works with"),
+    ),
+    "ingredients": (
+        re.compile(r"\b(ingredients?|what is it made with|made with)\b"),
+        ("ingredient", "made with", "contains", "organic", "natural"),
+    ),
+    "allergens": (
+        re.compile(
+            r"\b((contain|contains|any) (any )?(common )?allergens?|allergens?|allergy|gluten|lactose)\b"
+        ),
+        ("allergen", "nut", "gluten", "dairy", "soy", "lactose", "milk"),
+    ),
+    "suitability for sensitive skin": (
+        re.compile(
+            r"\b((suitable|good|ok|okay) for sensitive skin|sensitive skin|hypoallergenic|skin type)\b"
+        ),
+        ("sensitive", "skin", "gentle", "hypoallergenic", "dermatolog"),
+    ),
+    "warranty": (
+        re.compile(r"\b(warranty|guarantee)\b"),
+        ("warranty", "guarantee"),
+    ),
+    "fit": (
+        re.compile(
+            r"\b(how (does|do) .{0,60}? fit|fits?|run(s)? true to size|true to size|run(s)? (small|large|big))\b"
+        ),
+        ("fit", "true to size", "slim", "regular fit", "loose", "stretch"),
+    ),
+}
+# Words of a topic's question that are only said around it ("how long ... last").
+TOPIC_EXTRA = {"battery life": re.compile(r"\b(how long|last)\b")}

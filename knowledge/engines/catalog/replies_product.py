@@ -11,6 +11,7 @@ import re
 from functools import partial
 from typing import Any
 
+from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
@@ -30,7 +31,16 @@ def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
     return result[0]
 
 
-ASPECT_ORDER = ("sizes", "colors", "material", "availability", "price", "brand", "category")
+ASPECT_ORDER = (
+    "topic",
+    "sizes",
+    "colors",
+    "material",
+    "availability",
+    "price",
+    "brand",
+    "category",
+)
 
 
 def aspects_of(u: Understanding) -> list[str]:
@@ -49,6 +59,10 @@ def aspects_of(u: Understanding) -> list[str]:
     ):
         # "what sizes are available?", "do you have it in XL?": the variant answer says it.
         asked.discard("availability")
+    if u.topic:
+        asked.add("topic")
+        asked.discard("details")
+        asked.discard("sizes")  # fit and storage answers list the sizes themselves
     found = [a for a in ASPECT_ORDER if a in asked]
     return found or ["details"]
 
@@ -69,13 +83,28 @@ def _location_text(location: Any) -> str:
 
 
 def availability_sentences(
-    product: Product, rows: list[StoreInventory], store: Store | None
+    product: Product, rows: list[StoreInventory], store: Store | None, *, every_store: bool = False
 ) -> list[str]:
     name = product.title
     sentences: list[str] = []
     in_stores = [
         r for r in rows if r.availability == Availability.IN_STOCK and (r.quantity or 0) > 0
     ]
+    if every_store:
+        # "Which stores have it in stock?": every store, whichever one the shopper is in.
+        if not in_stores:
+            return [f"The {name} is not in stock in any of our stores right now."] + (
+                ["You can still order it online."]
+                if product.availability == Availability.IN_STOCK
+                else []
+            )
+        listed = [
+            f"{_where(r.store)} ({r.quantity} available"
+            + (f"; {_location_text(r.location)}" if _location_text(r.location) else "")
+            + ")"
+            for r in in_stores
+        ]
+        return [f"The {name} is in stock at {ph.join(listed)}."]
     if store is not None:
         row = next((r for r in rows if r.store_id == store.pk), None)
         if row is not None and row.availability == Availability.IN_STOCK:
@@ -168,6 +197,13 @@ def variant_sentences(
     is the black one in L), and its stock is that of the shopper's store when given.
     """
     label = "size" if attribute == "size" else "colour"
+    sized = [v for v in variants if v.size]
+    if (
+        attribute == "size"
+        and sized
+        and all(re.search(r"\d\s?(gb|tb)\b", v.size.lower()) for v in sized)
+    ):
+        label = "storage option"
     other = "color" if attribute == "size" else "size"
     values = _sorted_values(variants, attribute)
     name = product.title
@@ -217,6 +253,29 @@ def variant_sentences(
     return [text], variant
 
 
+def topic_sentences(product: Product, topic: str, variants: list[Product]) -> list[str]:
+    """A detail only the description can tell (battery life, fit...): quoted, or said unknown."""
+    _, keywords = lx.TOPICS[topic]
+    quote = description_quote(product, list(keywords))
+    if quote:
+        sentences = [f"About the {topic}, the {product.title}'s description says: “{quote}”"]
+    else:
+        sentences = [f"The catalog doesn't give the {topic} of the {product.title}."]
+        first = re.split(r"(?<=[.!?])\s+", (product.description or "").strip())[0]
+        if first:
+            sentences.append(f"What it does say: “{first}”")
+    sizes = _sorted_values(variants, "size")
+    if topic == "fit" and sizes:
+        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+    storage = [size for size in sizes if re.search(r"\d\s?(gb|tb)\b", size.lower())]
+    if topic == "storage" and storage:
+        sentences = [
+            f"The {product.title} comes with {ph.join(storage, 'or')} of storage"
+            + (f"; this one has {product.size}." if product.size in storage else ".")
+        ]
+    return sentences
+
+
 def material_sentences(product: Product) -> list[str]:
     if product.material:
         return [f"The {product.title} is made of {product.material.lower()}."]
@@ -228,10 +287,19 @@ def material_sentences(product: Product) -> list[str]:
 
 def description_quote(product: Product, words: list[str]) -> str:
     sentences = re.split(r"(?<=[.!?])\s+", product.description or "")
-    stems = [singular(w.lower()) for w in words if len(w) > 2]
+    # Short words must be whole words ("nut" is not in "nutrients"); longer ones may be stems.
+    patterns = [
+        re.compile(
+            rf"\b{re.escape(w.lower())}\b"
+            if len(w) <= 4
+            else rf"\b{re.escape(singular(w.lower()))}"
+        )
+        for w in words
+        if len(w) > 1
+    ]
     for sentence in sentences:
         lowered = sentence.lower()
-        if any(stem in lowered for stem in stems):
+        if any(pattern.search(lowered) for pattern in patterns):
             return sentence.strip()
     return ""
 
@@ -295,7 +363,7 @@ def product_reply(
     variants: list[Product] = []
     for product in products[:4]:
         shown = product
-        if "details" in aspects or {"sizes", "colors", "price"} & set(aspects):
+        if "details" in aspects or {"sizes", "colors", "price", "topic"} & set(aspects):
             _, variants = tools.run(
                 "get_product",
                 {"gtin": product.gtin or product.item_id},
@@ -315,6 +383,8 @@ def product_reply(
             )
             sentences += lines
             shown = variant or shown
+        if "topic" in aspects:
+            sentences += topic_sentences(product, u.topic, variants)
         if "material" in aspects:
             sentences += material_sentences(product)
         if "availability" in aspects:
@@ -327,7 +397,10 @@ def product_reply(
                 partial(check_availability, context, product=product, store=store),
                 _response,
             )
-            sentences += availability_sentences(product, rows, store)
+            every_store = bool(
+                re.search(r"\b(which|what|other|any) (of your )?stores?\b", u.normalized)
+            )
+            sentences += availability_sentences(product, rows, store, every_store=every_store)
         if "price" in aspects:
             sentences += price_sentences(product)
         if "brand" in aspects:

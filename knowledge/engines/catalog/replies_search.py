@@ -183,8 +183,10 @@ def search_reply(
     *,
     state: ConversationState,
     continues: bool,
+    exclude: tuple[str, ...] = (),
+    relax: bool = True,
 ) -> Draft:
-    found, shown = run_search(context, tools, constraints)
+    found, shown = run_search(context, tools, constraints, exclude_item_ids=exclude, relax=relax)
     if not shown:
         return nothing_found(context, constraints, found)
     query = ph.describe(found.used, _currency(shown))

@@ -86,6 +86,7 @@ class Understanding:
     subject_switch: bool = False
     filtering: bool = False  # "which of these...", "only the ones...": narrowing a search
     interrogative: bool = False  # phrased as a question
+    topic: str = ""  # a detail asked about ("battery life", "smell"), see lexicon.TOPICS
     asked_size: str = ""
     asked_color: str = ""
     store_code: str = ""
@@ -99,6 +100,7 @@ class Understanding:
             or bool(self.ordinals)
             or bool(self.asks - {"details"})
             or bool(self.name_words)
+            or bool(self.topic)
         )
 
 
@@ -157,7 +159,9 @@ def _ordinals(text: str) -> list[int]:
         return list(range(1, count + 1))
     found: list[int] = []
     for word, number in lx.ORDINALS.items():
-        if re.search(rf"\b{word}\b", text):
+        # "the last one" points at a product; "how long does it last" does not.
+        pattern = r"\bthe (very )?last\b" if word == "last" else rf"\b{word}\b"
+        if re.search(pattern, text):
             found.append(number)
     for match in re.finditer(r"(?:\bnumber\s+|#|\boption\s+|\bno\.\s?)([1-6])\b", text):
         found.append(int(match.group(1)))
@@ -283,6 +287,14 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     for value in colors + materials:
         work = re.sub(rf"(?<!\w){re.escape(value.lower())}(?!\w)", " ", work)
 
+    topic = ""
+    for name, (pattern, _) in lx.TOPICS.items():
+        if pattern.search(work):
+            topic = topic or name
+            work = pattern.sub(lambda m: " " * len(m.group(0)), work)
+            extra = lx.TOPIC_EXTRA.get(name)
+            if extra is not None:
+                work = extra.sub(lambda m: " " * len(m.group(0)), work)
     # Question and small-talk phrases say what is asked, not what is searched for.
     for pattern in (
         lx.BRAND_QUESTION,
@@ -358,6 +370,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         subject_switch=bool(_SUBJECT_SWITCH.search(normalized)),
         filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
         interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
+        topic=topic,
         asked_size=asked_size,
         asked_color=colors[0] if colors else "",
         store_code=store_code,
