@@ -125,8 +125,17 @@ buffer = RequestBuffer()
 
 def buffering() -> bool:
     """Whether this process buffers counts: a gevent server worker with a flush interval."""
-    if float(settings.PDP_COUNT_FLUSH_SECONDS) <= 0:
-        return False
+    interval = float(settings.PDP_COUNT_FLUSH_SECONDS)
+    known = _buffering.get(interval)
+    if known is None:
+        known = _buffering[interval] = interval > 0 and _gevent_patched()
+    return known
+
+
+_buffering: dict[float, bool] = {}
+
+
+def _gevent_patched() -> bool:
     try:
         from gevent import monkey
     except ImportError:  # pragma: no cover - gevent is a dependency
