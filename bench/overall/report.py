@@ -1,0 +1,168 @@
+"""BENCHMARKS.md's `## Overall (make bench)` section and the chart bench/results.png."""
+
+from __future__ import annotations
+
+import platform
+import re
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from bench.overall.loadgen import Result
+
+ROOT = Path(__file__).resolve().parents[2]
+BENCHMARKS = ROOT / "BENCHMARKS.md"
+CHART = ROOT / "bench" / "results.png"
+HEADING = "## Overall (make bench)"
+TARGET_CONCURRENCY = 16
+MAX_TAIL_RATIO = 10.0
+MAX_MEMORY_GROWTH = 1.2
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    key: str
+    label: str
+    target: float | None  # minimum rps ratio to the baseline at c=16
+
+
+@dataclass(frozen=True)
+class Memory:
+    rss_after_1k: int
+    rss_after_20k: int
+    requests: int
+
+    @property
+    def ratio(self) -> float:
+        return self.rss_after_20k / self.rss_after_1k
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    import os
+
+    import psutil
+
+    return {
+        "CPU": f"{cpu}, {os.cpu_count()} cores (nproc)",
+        "Memory": f"{psutil.virtual_memory().total / 2**30:.1f} GiB",
+        "OS": platform.platform(),
+    }
+
+
+def versions(postgres: str, wrk: str) -> dict[str, str]:
+    return {
+        "Python": platform.python_version(),
+        "Django": version("django"),
+        "DRF": version("djangorestframework"),
+        "PostgreSQL": postgres,
+        "gunicorn": version("gunicorn"),
+        "gevent": version("gevent"),
+        "psycopg": version("psycopg"),
+        "wrk": wrk,
+    }
+
+
+def section(
+    *,
+    endpoints: list[Endpoint],
+    results: list[Result],
+    memory: Memory | None,
+    context: dict[str, str],
+    notes: list[str],
+) -> tuple[str, bool]:
+    """The markdown section and whether every target passed."""
+    by_key = {(r.endpoint, r.concurrency): r for r in results}
+    concurrencies = sorted({r.concurrency for r in results})
+    base = by_key.get(("baseline", TARGET_CONCURRENCY))
+    lines = [HEADING, "", *notes, ""]
+    lines += [f"- **{name}**: {value}" for name, value in context.items()]
+    lines += ["", "| Endpoint | Concurrency | Requests/s | p50 ms | p99 ms | Errors |"]
+    lines += ["|---|---:|---:|---:|---:|---:|"]
+    for endpoint in endpoints:
+        for concurrency in concurrencies:
+            r = by_key.get((endpoint.key, concurrency))
+            if r is not None:
+                lines.append(
+                    f"| {endpoint.label} | {concurrency} | {r.rps:.0f} | {r.p50_ms:.1f} | "
+                    f"{r.p99_ms:.1f} | {r.errors} |"
+                )
+    lines += [
+        "",
+        f"Ratios at concurrency {TARGET_CONCURRENCY} (requests/s against the baseline of the "
+        f"same run; p99 at most {MAX_TAIL_RATIO:.0f}x p50):",
+        "",
+        "| Endpoint | Ratio to baseline | Target | p99/p50 | Result |",
+        "|---|---:|---:|---:|---|",
+    ]
+    passed = True
+    for endpoint in endpoints:
+        r = by_key.get((endpoint.key, TARGET_CONCURRENCY))
+        if r is None or endpoint.key == "baseline":
+            continue
+        ratio = r.rps / base.rps if base and base.rps else 0.0
+        tail = r.p99_ms / r.p50_ms if r.p50_ms else 0.0
+        ok = (endpoint.target is None or ratio >= endpoint.target) and tail <= MAX_TAIL_RATIO
+        ok = ok and r.errors == 0
+        passed &= ok
+        target = f">= {endpoint.target}" if endpoint.target is not None else "-"
+        lines.append(
+            f"| {endpoint.label} | {ratio:.2f} | {target} | {tail:.1f} | "
+            f"{'pass' if ok else '**FAIL**'} |"
+        )
+    if memory is not None:
+        ok = memory.ratio <= MAX_MEMORY_GROWTH
+        passed &= ok
+        lines += [
+            "",
+            f"Memory (one worker, `WEB_CONCURRENCY=1`, a mix of every endpoint): RSS "
+            f"{memory.rss_after_1k / 2**20:.1f} MiB after 1,000 requests, "
+            f"{memory.rss_after_20k / 2**20:.1f} MiB after {memory.requests:,}: "
+            f"ratio {memory.ratio:.2f} (target <= {MAX_MEMORY_GROWTH}): "
+            f"{'pass' if ok else '**FAIL**'}.",
+        ]
+    lines += ["", f"![Requests per second by endpoint and concurrency]({CHART.relative_to(ROOT)})"]
+    lines += ["", f"All targets: {'pass' if passed else '**FAIL**'}.", ""]
+    return "\n".join(lines), passed
+
+
+def write_section(text: str) -> None:
+    """Replaces only this section of BENCHMARKS.md; other engineers' sections stay as they are."""
+    current = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n\n"
+    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.MULTILINE | re.DOTALL)
+    if pattern.search(current):
+        updated = pattern.sub(lambda _match: text.rstrip("\n") + "\n\n", current, count=1)
+    else:
+        updated = current.rstrip("\n") + "\n\n" + text
+    BENCHMARKS.write_text(updated.rstrip("\n") + "\n")
+
+
+def chart(endpoints: list[Endpoint], results: list[Result]) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    by_key = {(r.endpoint, r.concurrency): r.rps for r in results}
+    concurrencies = sorted({r.concurrency for r in results})
+    shown = [e for e in endpoints if any((e.key, c) in by_key for c in concurrencies)]
+    width = 0.8 / max(1, len(concurrencies))
+    figure, axes = plt.subplots(figsize=(11, 4.8), dpi=90)
+    for index, concurrency in enumerate(concurrencies):
+        positions = [n + (index - (len(concurrencies) - 1) / 2) * width for n in range(len(shown))]
+        values = [by_key.get((e.key, concurrency), 0) for e in shown]
+        axes.bar(positions, values, width, label=f"concurrency {concurrency}")
+    axes.set_xticks(range(len(shown)), [e.label for e in shown], rotation=20, ha="right")
+    axes.set_yscale("log")  # the baseline and a catalog reply differ by two orders
+    axes.set_ylabel("requests / second (log scale)")
+    axes.set_title("make bench: requests per second by endpoint and concurrency")
+    axes.grid(axis="y", alpha=0.3)
+    axes.legend()
+    figure.tight_layout()
+    figure.savefig(CHART)
+    plt.close(figure)
+    return CHART

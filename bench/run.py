@@ -1,0 +1,228 @@
+"""`make bench`: the overall benchmark (issue 9) of the real deployment, against its own baseline.
+
+Starts gunicorn with gevent workers (assistant_api/gunicorn.conf.py) on a fresh PostgreSQL
+database `bench` and Redis db 6, with production settings except rate limits (off: one client
+sends thousands of requests a second), loads the demo shop and a generated 100,000-item catalog,
+and measures requests/s and p50/p99 with wrk at each concurrency, for a plain Django view (the
+baseline) and the API's endpoints. Writes BENCHMARKS.md's `## Overall (make bench)` section,
+bench/results.png and var/bench/results.json.
+
+Environment: BENCH_SECONDS (per point, default 10), BENCH_CONCURRENCY (default 1,16,64),
+BENCH_CATALOG_SIZE (default 100000), BENCH_ONLY (comma-separated endpoint keys; the baseline
+always runs), BENCH_MEMORY (0 skips the leak check), BENCH_KEEP_DB (1 keeps the database),
+BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_WRITE (0: print only, BENCHMARKS.md untouched).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+
+from bench.overall import report  # noqa: E402
+from bench.overall.deployment import VAR, Deployment  # noqa: E402
+from bench.overall.fixtures import (  # noqa: E402
+    BIG_SEARCHES,
+    Fixtures,
+    create_conversations,
+    load_catalogs,
+    message_requests,
+    pdp_get_path,
+)
+from bench.overall.loadgen import Request, Result, measure, write_requests  # noqa: E402
+from bench.overall.memory import measure_memory  # noqa: E402
+from bench.overall.report import Endpoint  # noqa: E402
+
+SECONDS = float(os.environ.get("BENCH_SECONDS", "10"))
+CONCURRENCY = [int(c) for c in os.environ.get("BENCH_CONCURRENCY", "1,16,64").split(",")]
+CATALOG_SIZE = int(os.environ.get("BENCH_CATALOG_SIZE", "100000"))
+ONLY = {k for k in os.environ.get("BENCH_ONLY", "").split(",") if k}
+WARMUP_SECONDS = 1.0
+
+
+@dataclass
+class Scenario:
+    endpoint: Endpoint
+    requests: Callable[[int], list[Request]]  # given the run's seconds: what to send
+    headers: dict[str, str]
+    expect: int  # status of a successful response
+    unique: bool = False  # every request must differ (the PDP POST generates a new set)
+
+
+def scenarios(fixtures: Fixtures) -> list[Scenario]:
+    demo, big = fixtures.demo, fixtures.big
+    json_only = {"content-type": "application/json"}
+    pdp_per_second = 800  # more new URLs per run than the PDP POST can possibly use
+
+    def fixed(*requests: Request) -> Callable[[int], list[Request]]:
+        return lambda _seconds: list(requests)
+
+    return [
+        Scenario(
+            Endpoint("baseline", "baseline (plain Django view)", None),
+            fixed(Request("GET", "/bench/baseline")),
+            {},
+            200,
+        ),
+        Scenario(
+            Endpoint("get_chat", "GET /v1/chats/{id}", 0.5),
+            fixed(Request("GET", f"/v1/chats/{fixtures.chat_id}")),
+            demo.headers,
+            200,
+        ),
+        Scenario(
+            Endpoint("post_chat", "POST /v1/chats", 0.35),
+            fixed(Request("POST", "/v1/chats", {"chatbotId": demo.chatbot_id})),
+            demo.headers,
+            201,
+        ),
+        Scenario(
+            Endpoint("list_messages", "GET .../messages (20)", 0.35),
+            fixed(Request("GET", f"/v1/chats/{fixtures.history_chat_id}/messages?page=1&size=20")),
+            demo.headers,
+            200,
+        ),
+        Scenario(
+            Endpoint("post_message_demo", "POST .../messages (demo)", 0.15),
+            lambda _s: message_requests(fixtures.demo_chats, demo.product_urls),
+            demo.headers,
+            201,
+        ),
+        Scenario(
+            Endpoint("post_message_big", f"POST .../messages ({CATALOG_SIZE // 1000}k)", None),
+            lambda _s: message_requests(fixtures.big_chats, big.product_urls, BIG_SEARCHES),
+            big.headers,
+            201,
+        ),
+        Scenario(
+            Endpoint("pdp_get", "PDP GET (existing set)", 0.6),
+            fixed(Request("GET", pdp_get_path(fixtures))),
+            {},
+            200,
+        ),
+        Scenario(
+            Endpoint("pdp_post", "PDP POST (generates)", None),
+            lambda seconds: fixtures.pdp_post_requests(int(pdp_per_second * seconds) + 50),
+            json_only,
+            200,
+            unique=True,
+        ),
+    ]
+
+
+def check(base_url: str, scenario: Scenario) -> None:
+    """One request first: a benchmark of error responses would measure the wrong thing."""
+    (request,) = scenario.requests(0)[:1]
+    response = httpx.request(
+        request.method,
+        base_url + request.path,
+        json=request.body,
+        headers=scenario.headers,
+        timeout=60,
+    )
+    if response.status_code != scenario.expect or not response.content:
+        raise RuntimeError(
+            f"{scenario.endpoint.key}: {request.method} {request.path} answered "
+            f"{response.status_code} {response.text[:300]}"
+        )
+
+
+def run_point(base_url: str, scenario: Scenario, concurrency: int, seconds: float) -> Result:
+    key = scenario.endpoint.key
+    requests = scenario.requests(int(seconds))
+    requests_file = write_requests(VAR / f"requests-{key}.txt", requests)
+    result = measure(
+        endpoint=key,
+        base_url=base_url,
+        requests_file=requests_file,
+        concurrency=concurrency,
+        seconds=seconds,
+        headers=scenario.headers,
+    )
+    if scenario.unique and result.requests > len(requests):
+        print(f"bench: warning: {key} ran out of unique requests and repeated some", flush=True)
+    return result
+
+
+def main() -> int:
+    deployment = Deployment()
+    started = time.monotonic()
+    print(f"bench: {SECONDS:g} s per point, concurrency {CONCURRENCY}", flush=True)
+    deployment.recreate_database()
+    try:
+        fixtures = load_catalogs(deployment, catalog_size=CATALOG_SIZE)
+        print(f"bench: catalogs loaded ({fixtures.import_seconds:.0f} s import)", flush=True)
+        results: list[Result] = []
+        with deployment.server() as server:
+            create_conversations(fixtures, server.url)
+            # For profiling by hand against a kept database (BENCH_KEEP_DB=1).
+            (VAR / "fixtures.json").write_text(json.dumps(dataclasses.asdict(fixtures), indent=1))
+            chosen = [
+                s for s in scenarios(fixtures) if not ONLY or s.endpoint.key in ONLY | {"baseline"}
+            ]
+            for scenario in chosen:
+                check(server.url, scenario)
+                run_point(server.url, scenario, 16, WARMUP_SECONDS)
+            # Concurrency outside, endpoints inside: each ratio compares runs minutes apart at
+            # most, which matters on a shared machine.
+            for concurrency in CONCURRENCY:
+                for scenario in chosen:
+                    result = run_point(server.url, scenario, concurrency, SECONDS)
+                    results.append(result)
+                    print(f"bench: {json.dumps(result.as_dict())}", flush=True)
+            workers = len(server.workers())
+        memory = None
+        if os.environ.get("BENCH_MEMORY", "1") != "0":
+            memory = measure_memory(deployment, fixtures)
+            print(f"bench: memory {memory}", flush=True)
+        postgres = deployment.sql("SHOW server_version")
+    finally:
+        if os.environ.get("BENCH_KEEP_DB") != "1":
+            deployment.drop_database()
+
+    endpoints = [s.endpoint for s in chosen]
+    (VAR / "results.json").write_text(json.dumps([r.as_dict() for r in results], indent=1))
+    context = {
+        **report.machine(),
+        **report.versions(postgres, _wrk_version()),
+        "Server": f"gunicorn, gevent worker class, {workers} workers, assistant_api/gunicorn.conf.py",
+        "Run": (
+            f"{SECONDS:g} s per point after a {WARMUP_SECONDS:g} s warm-up, wrk with "
+            f"keep-alive; catalog of {fixtures.catalog_size:,} items imported in "
+            f"{fixtures.import_seconds:.0f} s; whole run {time.monotonic() - started:.0f} s"
+        ),
+    }
+    notes = [
+        "Written by `make bench` (`bench/run.py`); do not edit by hand. Settings as in "
+        "production (`DEBUG=0`, PostgreSQL, Redis, `LOG_LEVEL=INFO`) except the rate limits: "
+        "`RATE_LIMIT_PER_KEY=off` and `RATE_LIMIT_PUBLIC=off` (one client sends thousands of "
+        "requests a second); both organizations have unlimited quotas.",
+    ]
+    text, passed = report.section(
+        endpoints=endpoints, results=results, memory=memory, context=context, notes=notes
+    )
+    print(text)
+    if os.environ.get("BENCH_WRITE", "1") != "0":
+        report.chart(endpoints, results)
+        report.write_section(text)
+    return 0 if passed else 1
+
+
+def _wrk_version() -> str:
+    output = subprocess.run(["wrk", "-v"], capture_output=True, text=True).stdout
+    return output.split()[1] if output.startswith("wrk ") else output.strip()[:20]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
