@@ -69,8 +69,14 @@ def quota_consume_message(*, organization_id: uuid.UUID, chatbot_id: uuid.UUID) 
     """
     assert transaction.get_connection().in_atomic_block, "call inside the message's transaction"
     # Lock and re-read: a quota changed in the admin counts from the next request on.
+    # FOR NO KEY UPDATE, not FOR UPDATE: it still serializes the organization's messages, but
+    # lets other transactions insert rows that reference the organization (chats, usage), whose
+    # foreign key checks take FOR KEY SHARE at commit. FOR UPDATE blocked those checks and,
+    # with the usage row locked the other way round, deadlocked POST chats against messages.
     organization = (
-        Organization.objects.select_for_update().only("id", "monthly_quota").get(pk=organization_id)
+        Organization.objects.select_for_update(no_key=True)
+        .only("id", "monthly_quota")
+        .get(pk=organization_id)
     )
     now = timezone.now()
     state = quota_state(organization=organization, now=now)
