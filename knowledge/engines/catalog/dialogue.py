@@ -169,6 +169,7 @@ def _merge(previous: Constraints, new: Constraints) -> Constraints:
     return Constraints(
         terms=new.terms or previous.terms,
         category=new.category or previous.category,
+        label=new.label if new.category else previous.label,
         brands=brands,
         exclude_brands=exclude,
         colors=new.colors or previous.colors,

@@ -56,7 +56,7 @@ def price_phrase(c: Constraints, currency: str) -> str:
 def subject_phrase(c: Constraints, count: int | None = None) -> str:
     """What is searched for: "smartphones", "leather bags"; singular when `count` is 1."""
     if c.category:
-        subject = c.category.split(">")[-1].strip().lower()
+        subject = (c.label or c.category.split(">")[-1].strip()).lower()
     elif c.terms:
         subject = " ".join(c.terms)
         if count != 1:

@@ -45,6 +45,7 @@ class Constraints:
 
     terms: tuple[str, ...] = ()
     category: str = ""
+    label: str = ""  # the shopper's word for the category ("headphones" for "Audio")
     brands: tuple[str, ...] = ()
     exclude_brands: tuple[str, ...] = ()
     colors: tuple[str, ...] = ()
@@ -318,12 +319,13 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         work = pattern.sub(lambda m: " " * len(m.group(0)), work)
 
     category = ""
+    label = ""
     for match, value in _find_phrases(work, vocabulary.categories):
         category = value
         work = _blank_span(work, match.start(), match.end())
         break
     if not category:
-        category, work = _category_from_synonyms(work, vocabulary)
+        category, label, work = _category_from_synonyms(work, vocabulary)
     for word in re.findall(r"\w+", work):
         if word in lx.GENDER_WORDS and vocabulary.genders:
             gender = lx.GENDER_WORDS[word]
@@ -339,6 +341,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     constraints = Constraints(
         terms=tuple(terms),
         category=category,
+        label=label,
         brands=tuple(dict.fromkeys(brands)),
         exclude_brands=tuple(dict.fromkeys(exclude_brands)),
         colors=tuple(dict.fromkeys(colors)),
@@ -387,7 +390,8 @@ def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str
     return word
 
 
-def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str]:
+def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
+    """(catalog category, the shopper's word for it when it differs, remaining text)."""
     words = re.findall(r"\w+", work)
     # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one.
     genders = [w for w in words if w in lx.GENDER_WORDS]
@@ -403,8 +407,10 @@ def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str
                 if candidate.startswith(("mens ", "womens ")):
                     for gender in genders:
                         work = re.sub(rf"\b{gender}\b", " ", work)
-                return vocabulary.categories[candidate], work
-    return "", work
+                category = vocabulary.categories[candidate]
+                own_word = candidate in (word, singular(word)) or word in category.lower()
+                return category, "" if own_word else word, work
+    return "", "", work
 
 
 def _terms(work: str) -> list[str]:
