@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import connection
 
 from chats.models import Event, EventStatus
 
@@ -47,17 +48,39 @@ class EventPublisher:
         return self.publish(EventStatus.FAILED, content=description)
 
     def publish(self, status: str, **fields: Any) -> Event:
-        if not notify_enabled():
-            return Event.objects.create(chat_id=self.chat_id, status=status, **fields)
-        # The NOTIFY belongs to the event's transaction: PostgreSQL delivers it at commit,
-        # when the row is visible to the listener it wakes, and never for a rolled back row.
-        with transaction.atomic(savepoint=False):
-            event = Event.objects.create(chat_id=self.chat_id, status=status, **fields)
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_notify(%s, %s)", [EVENTS_CHANNEL, f"{event.chat_id}:{event.seq}"]
-                )
+        event = Event(chat_id=self.chat_id, status=status, **fields)
+        if notify_enabled():
+            event.seq = _insert_and_notify(event)
+        else:
+            event.save(force_insert=True)
         return event
+
+
+def _insert_and_notify(event: Event) -> int:
+    """Inserts the event and NOTIFYs the stream listeners in ONE statement, its own
+    transaction in autocommit (one round trip; inside a caller's atomic block it joins it).
+
+    The NOTIFY belongs to the row's transaction: PostgreSQL delivers it at commit, when the row
+    is visible to the listener it wakes, and never for a rolled back row.
+    """
+    fields = [field for field in Event._meta.concrete_fields if not field.primary_key]
+    values = [field.get_db_prep_save(field.pre_save(event, True), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_and_notify_sql(), [*values, EVENTS_CHANNEL])
+        return cursor.fetchone()[0]
+
+
+@functools.cache
+def _insert_and_notify_sql() -> str:
+    quote = connection.ops.quote_name
+    fields = [field for field in Event._meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(quote(str(field.column)) for field in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    return (
+        f"WITH e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
+        f"VALUES ({placeholders}) RETURNING seq, chat_id) "
+        f"SELECT e.seq, pg_notify(%s, e.chat_id::text || ':' || e.seq::text) FROM e"
+    )
 
 
 def notify_enabled() -> bool:
