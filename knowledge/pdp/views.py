@@ -6,6 +6,7 @@ from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import viewsets
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -33,10 +34,19 @@ NULLABLE_SET = {
 }
 
 
+class JsonOnlyNegotiation(DefaultContentNegotiation):
+    """The API speaks only JSON: skip parsing `Accept` on the hot path (DRF's documented
+    `IgnoreClientContentNegotiation` pattern); request bodies are still checked (415)."""
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
 class PdpQuestionSetViewSet(viewsets.ViewSet):
     # Public (contract §2): a key sent is ignored, never checked.
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    content_negotiation_class = JsonOnlyNegotiation
 
     @extend_schema(
         operation_id="getPdpQuestionSet",

@@ -378,3 +378,10 @@ def test_both_operations_are_described_and_answers_match(anonymous, checker, org
     etag = cases[0][2]["ETag"]
     not_modified = anonymous.get(get_path(organization.id), {"url": PAGE}, HTTP_IF_NONE_MATCH=etag)
     checker.validate("GET", get_path(organization.id), not_modified.status_code, None)
+
+
+def test_the_answer_is_json_whatever_the_client_accepts(anonymous, organization, stored):
+    response = anonymous.get(get_path(organization.id), {"url": PAGE}, HTTP_ACCEPT="text/html")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["id"] == str(stored.id)
