@@ -115,7 +115,10 @@ class RequestBuffer:
 
             while True:
                 gevent.sleep(interval)
-                self.flush(served_sets.refresh)
+                try:
+                    self.flush(served_sets.refresh)
+                except Exception:  # never let the flusher die: counts would wait for exit
+                    logger.exception("PDP request count flush failed")
 
         gevent.spawn(run)
 
