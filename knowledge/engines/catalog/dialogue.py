@@ -32,6 +32,8 @@ NAMED = "named"  # about a product named in the message, if the catalog has it
 MORE = "more"
 SEARCH = "search"
 CLARIFY = "clarify"  # a question about "it" when nothing is in view
+SHOP_POLICY = "shop_policy"  # delivery, returns, payment: not the catalog's
+GIFT = "gift"  # gift ideas, with no product named
 UNKNOWN = "unknown"
 
 PRODUCT_QUESTIONS = frozenset(
@@ -61,6 +63,10 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
         return OUT_OF_SCOPE
     if u.smalltalk and not u.has_product_content:
         return SMALLTALK
+    if u.shop_policy:
+        return SHOP_POLICY
+    if u.gift and not subject and not c.brands:
+        return GIFT
     has_products = bool(on_pdp or state.shown or state.focus)
     if "compare" in u.asks and (has_products or len(u.name_words) >= 2):
         return COMPARE

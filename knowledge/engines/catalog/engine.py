@@ -19,7 +19,12 @@ from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.lexicon import FILLER_WORDS
 from knowledge.engines.catalog.replies_product import compare_reply, product_reply
-from knowledge.engines.catalog.replies_search import more_reply, search_reply, similar_reply
+from knowledge.engines.catalog.replies_search import (
+    gift_reply,
+    more_reply,
+    search_reply,
+    similar_reply,
+)
 from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
 from knowledge.engines.catalog.streaming import ToolCalls, publish_text
 from knowledge.engines.catalog.tools import (
@@ -142,6 +147,15 @@ class Turn:
             return self.smalltalk(page)
         if kind == dl.OUT_OF_SCOPE:
             return self.out_of_scope(page)
+        if kind == dl.SHOP_POLICY:
+            return Draft(
+                text="I can't see delivery, returns or payment details from here: the shop's "
+                "help pages or customer service will know. I can help you with our products, "
+                "their prices and what's in stock.",
+                suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
+            )
+        if kind == dl.GIFT:
+            return gift_reply(self.context, self.tools, self.u.constraints)
         if kind == dl.COMPARE:
             products = self.compare_targets(page)
             if len(products) >= 2:
@@ -354,6 +368,7 @@ class Turn:
             "and stock." + (about or " What are you looking for today?"),
             "thanks": "You're welcome! Is there anything else I can help you find?",
             "goodbye": "Thanks for stopping by, and have a great day! I'm here whenever you need help.",
+            "acknowledge": "Great! Is there anything else I can help you find?",
             "how_are_you": "I'm doing well, thanks for asking! What can I help you find today?",
             "who_are_you": "I'm the shop's assistant: I can search our catalog, compare products, "
             "and tell you prices, sizes, colours and what's in stock"

@@ -387,15 +387,19 @@ def find(
                 searched_terms=attempt.terms,
                 unmatched_terms=attempt.unmatched,
             )
-    if first.loose:
+    # The search's any-word fallback and typo correction may bring products that share no
+    # word with the message at all ("return policy"): those are not close matches.
+    said = [w for w in constraints.terms if len(w) > 2]
+    loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
+    if loose:
         # Nothing has every word, even with the other wishes relaxed: the closest matches,
         # still within every other wish, with "words" named as what was relaxed.
         return Found(
             constraints=constraints,
             used=constraints,
-            products=rank(first.loose, constraints),
-            total=len(first.loose),
-            distinct_total=len(one_per_group(first.loose)),
+            products=rank(loose, constraints),
+            total=len(loose),
+            distinct_total=len(one_per_group(loose)),
             relaxed=["words"],
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,

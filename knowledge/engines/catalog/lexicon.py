@@ -623,3 +623,44 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
 }
 # Words of a topic's question that are only said around it ("how long ... last").
 TOPIC_EXTRA = {"battery life": re.compile(r"\b(how long|last)\b")}
+
+# Whole messages that only acknowledge ("ok", "cool").
+ACKNOWLEDGE = re.compile(
+    r"^\s*(ok|okay|k|cool|great|nice|alright|all right|sure|fine|got it|i see|yes|yeah|yep|no|"
+    r"nope|hmm+|ah|oh|wow|good|perfect)[.!]*\s*$"
+)
+# Questions about the shop's service, which the catalog does not hold.
+SHOP_POLICY = re.compile(
+    r"\b(deliver(y|ies)?|shipping|ship to|ships to|return(s| policy)?|refunds?|exchange policy|"
+    r"payment( methods)?|pay with|paypal|credit card|opening hours|open(ing)? times|"
+    r"when (are|do) you open|contact (you|support|customer service)|customer service|"
+    r"phone number|track(ing)? my order|my order|order status|invoice|voucher|coupon code|"
+    r"discount code|gift card)\b"
+)
+# A gift for someone: who it is for says nothing about which product.
+GIFT = re.compile(r"\b(gift|present|birthday|anniversary|christmas|xmas|valentine'?s?)\b")
+RECIPIENTS = {
+    "wife": "female",
+    "girlfriend": "female",
+    "mom": "female",
+    "mum": "female",
+    "mother": "female",
+    "sister": "female",
+    "daughter": "female",
+    "her": "female",
+    "husband": "male",
+    "boyfriend": "male",
+    "dad": "male",
+    "father": "male",
+    "brother": "male",
+    "son": "male",
+    "him": "male",
+    "friend": "",
+    "kids": "",
+    "kid": "",
+    "child": "",
+    "colleague": "",
+    "teenager": "",
+    "someone": "",
+    "parents": "",
+}

@@ -351,4 +351,36 @@ def similar_reply(
     )
 
 
+def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> Draft:
+    """Gift ideas when no product is named: well-stocked picks within the budget, if any."""
+    has_budget = wishes.max_price is not None or wishes.around is not None
+    # Within a budget, the most it buys; without one, today's best deals (not the priciest).
+    constraints = replace(
+        wishes,
+        sort=SORT_BEST if has_budget else "",
+        on_sale=wishes.on_sale if has_budget else True,
+        in_stock=True,
+    )
+    found, shown = run_search(context, tools, constraints)
+    budget = ph.price_phrase(wishes, _currency(shown, context.vocabulary.currency))
+    people = {"male": "him", "female": "her"}
+    for_whom = next((people[g.lower()] for g in wishes.genders if g.lower() in people), "")
+    lead = "Happy to help you find a gift! Here are some ideas" + (
+        f" for {for_whom}" if for_whom else ""
+    )
+    lead += f" {budget}:" if budget else ":"
+    if not shown:
+        return nothing_found(context, wishes, found)
+    items = items_for(context, shown, found.used, "gift ideas" + (f" {budget}" if budget else ""))
+    lines = [lead] + [ph.product_line(i.product, i.reasons) for i in items]
+    lines.append("Tell me what they like, or your budget, and I'll narrow it down.")
+    suggestions = [] if budget else ["Gift ideas under 50"]
+    suggestions += ["Compare the first two", "Tell me more about the first one"]
+    return Draft(
+        text="\n".join(lines),
+        items=items,
+        suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary)),
+    )
+
+
 __all__ = ["SORT_PRICIEST", "more_reply", "nothing_found", "search_reply", "similar_reply"]

@@ -88,6 +88,8 @@ class Understanding:
     filtering: bool = False  # "which of these...", "only the ones...": narrowing a search
     interrogative: bool = False  # phrased as a question
     topic: str = ""  # a detail asked about ("battery life", "smell"), see lexicon.TOPICS
+    shop_policy: bool = False  # delivery, returns, payment...: not in the catalog
+    gift: bool = False  # "a gift for my wife"
     asked_size: str = ""
     asked_color: str = ""
     store_code: str = ""
@@ -140,6 +142,8 @@ def _blank_span(text: str, start: int, end: int) -> str:
 
 
 def _smalltalk(text: str) -> str:
+    if lx.ACKNOWLEDGE.search(text):
+        return "acknowledge"
     if lx.THANKS.search(text):
         return "thanks"
     if lx.GOODBYE.search(text):
@@ -357,6 +361,20 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     )
     smalltalk = _smalltalk(normalized)
     out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
+    shop_policy = (
+        bool(lx.SHOP_POLICY.search(normalized))
+        and not constraints.category
+        and not constraints.brands
+    )
+    if lx.GIFT.search(normalized) and vocabulary.genders and not constraints.genders:
+        # "a gift for my wife": her products and unisex ones, when the catalog says so.
+        wanted = {lx.RECIPIENTS[w] for w in re.findall(r"\w+", normalized) if lx.RECIPIENTS.get(w)}
+        if len(wanted) == 1:
+            gender = wanted.pop()
+            genders_found = tuple(
+                vocabulary.genders[g] for g in (gender, "unisex") if g in vocabulary.genders
+            )
+            constraints = replace(constraints, genders=genders_found)
     if out_of_scope:
         constraints = Constraints()
     return Understanding(
@@ -374,6 +392,8 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
         interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
         topic=topic,
+        shop_policy=shop_policy,
+        gift=bool(lx.GIFT.search(normalized)),
         asked_size=asked_size,
         asked_color=colors[0] if colors else "",
         store_code=store_code,
@@ -418,6 +438,8 @@ def _terms(work: str) -> list[str]:
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
         if not word or word in lx.FILLER_WORDS or word in lx.GENDER_WORDS:
+            continue
+        if word in lx.RECIPIENTS or lx.GIFT.fullmatch(word):
             continue
         if len(word) == 1 and not word.isdigit():
             continue
