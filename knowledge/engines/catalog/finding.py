@@ -350,7 +350,8 @@ def find(
         for label, names in (_RELAXATIONS if relax else [])
         if label not in keep and _without(constraints, names) != constraints
     ]
-    plans = [[entry] for entry in present]
+    # At most three single tries (each is a search) before giving up several at once.
+    plans = [[entry] for entry in present[:3]]
     if len(present) > 1:
         plans.append(present)
     for plan in plans:
