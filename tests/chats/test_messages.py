@@ -18,6 +18,7 @@ from chats.services_messages import ASSISTANT_FAILED, UNKNOWN_STORE
 from knowledge.models import Product
 from tests.factories import ChatbotFactory, ChatFactory
 from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, imported_shop
+from tests.openapi_validation import SchemaChecker
 
 pytestmark = [
     pytest.mark.django_db,
@@ -75,6 +76,27 @@ def test_user_message_then_reply_in_history(shop):
         ("answer", reply["content"]),
     ]
     assert history[1] == reply
+
+
+@pytest.mark.parametrize(
+    ("message", "url", "store"),
+    [
+        ("Show me phones under 300", "https://shop.example/", ""),
+        ("Hello!", "https://shop.example/", ""),
+        ("Is it in stock?", PDP, "store-berlin-mitte"),
+        ("Rolex under $100", "https://shop.example/", ""),
+    ],
+)
+def test_replies_match_the_served_schema(shop, message, url, store):
+    checker = SchemaChecker(shop.client.get("/v1/openapi.json").json())
+    chat_id = shop.chat()
+    path = f"/v1/chats/{chat_id}/messages"
+
+    response = shop.say(chat_id, message, url=url, store=store)
+
+    checker.validate("POST", path, response.status_code, response.json())
+    bad = shop.client.post(path, {"message": ""}, format="json")
+    checker.validate("POST", path, bad.status_code, bad.json())
 
 
 def test_small_talk_has_suggestions_and_no_products(shop):
