@@ -30,6 +30,7 @@ WAIT_SECONDS = 60.0
 # being told to "retry shortly" for the rest of the 24 hours.
 IN_PROGRESS_LEASE = timedelta(seconds=2 * WAIT_SECONDS)
 KEY_TOO_LONG = f"Idempotency-Key must be at most {MAX_KEY_CHARS} characters"
+KEY_NOT_PRINTABLE = "Idempotency-Key must not contain control characters"
 KEY_REUSED = "Idempotency-Key was already used with a different request body"
 STILL_ANSWERING = "A request with this Idempotency-Key is still being answered; retry shortly"
 
@@ -48,6 +49,10 @@ def idempotency_key_clean(value: str | None) -> str | None:
         return None
     if len(value) > MAX_KEY_CHARS:
         raise ValidationFailedError(KEY_TOO_LONG, errors={"Idempotency-Key": [KEY_TOO_LONG]})
+    if not value.isprintable():  # a NUL cannot even be stored in PostgreSQL text (was a 500)
+        raise ValidationFailedError(
+            KEY_NOT_PRINTABLE, errors={"Idempotency-Key": [KEY_NOT_PRINTABLE]}
+        )
     return value
 
 

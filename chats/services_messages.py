@@ -48,6 +48,8 @@ def store_resolve(*, organization: Organization, store_code: str | None) -> Stor
     """The organization's store with that code; None when no code is given; else 422."""
     if not store_code:
         return None
+    if not store_code.isprintable():  # no code has a control character; a NUL made a 500
+        raise ValidationFailedError(UNKNOWN_STORE, errors={"store": [UNKNOWN_STORE]})
     store = Store.objects.filter(organization=organization, code=store_code).first()
     if store is None:
         raise ValidationFailedError(UNKNOWN_STORE, errors={"store": [UNKNOWN_STORE]})
