@@ -49,37 +49,54 @@ class EventPublisher:
 
     def publish(self, status: str, **fields: Any) -> Event:
         event = Event(chat_id=self.chat_id, status=status, **fields)
-        if notify_enabled():
-            event.seq = _insert_and_notify(event)
+        if connection.vendor == "postgresql":
+            event.seq = _insert(event, notify=notify_enabled())
         else:
             event.save(force_insert=True)
         return event
 
 
-def _insert_and_notify(event: Event) -> int:
-    """Inserts the event and NOTIFYs the stream listeners in ONE statement, its own
-    transaction in autocommit (one round trip; inside a caller's atomic block it joins it).
+def _insert(event: Event, *, notify: bool) -> int:
+    """Inserts the event, and NOTIFYs the stream listeners, in ONE statement (one round trip).
+
+    In autocommit the statement is its own transaction, committed with `synchronous_commit`
+    off: NOTIFY holds a database-wide lock from just before the commit to its end, and a
+    durable commit would hold it across the WAL flush, queueing every publishing process behind
+    the disk (BENCHMARKS.md: about 300 events/s with durable commits). Events are progress of
+    a reply (the reply message itself is stored durably), so a PostgreSQL crash (not a clean
+    restart) may lose the last fraction of a second of them. Inside a caller's atomic block the
+    statement joins that transaction, which keeps its own commit mode.
 
     The NOTIFY belongs to the row's transaction: PostgreSQL delivers it at commit, when the row
     is visible to the listener it wakes, and never for a rolled back row.
     """
-    fields = [field for field in Event._meta.concrete_fields if not field.primary_key]
+    fields = _fields()
     values = [field.get_db_prep_save(field.pre_save(event, True), connection) for field in fields]
+    own_transaction = not connection.in_atomic_block
+    params = [*values, EVENTS_CHANNEL] if notify else values
     with connection.cursor() as cursor:
-        cursor.execute(_insert_and_notify_sql(), [*values, EVENTS_CHANNEL])
+        cursor.execute(_insert_sql(notify=notify, own_transaction=own_transaction), params)
         return cursor.fetchone()[0]
 
 
+def _fields() -> list[Any]:
+    return [field for field in Event._meta.concrete_fields if not field.primary_key]
+
+
 @functools.cache
-def _insert_and_notify_sql() -> str:
+def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
     quote = connection.ops.quote_name
-    fields = [field for field in Event._meta.concrete_fields if not field.primary_key]
-    columns = ", ".join(quote(str(field.column)) for field in fields)
-    placeholders = ", ".join(["%s"] * len(fields))
+    columns = ", ".join(quote(str(field.column)) for field in _fields())
+    placeholders = ", ".join(["%s"] * len(_fields()))
+    outputs = ["e.seq"]
+    if notify:
+        outputs.append("pg_notify(%s, e.chat_id::text || ':' || e.seq::text)")
+    if own_transaction:
+        outputs.append("set_config('synchronous_commit', 'off', true)")
     return (
         f"WITH e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"VALUES ({placeholders}) RETURNING seq, chat_id) "
-        f"SELECT e.seq, pg_notify(%s, e.chat_id::text || ':' || e.seq::text) FROM e"
+        f"SELECT {', '.join(outputs)} FROM e"
     )
 
 

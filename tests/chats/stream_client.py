@@ -56,7 +56,10 @@ class StreamReader:
                     for chunk in response.iter_raw():
                         self.items.put(chunk)
             else:
-                with connect_sse(self._client, "GET", self.url, headers=self.headers) as source:
+                # A copy: connect_sse adds its Accept header to the dict it is given.
+                with connect_sse(
+                    self._client, "GET", self.url, headers=dict(self.headers)
+                ) as source:
                     self._opened(source.response)
                     for sse in source.iter_sse():
                         if sse.retry is not None:
