@@ -60,9 +60,11 @@ def server_env(**overrides: str) -> dict[str, str]:
 
 
 @contextmanager
-def start_server(**env_overrides: str) -> Iterator[LiveServer]:
+def start_server(*, log_path: Path | None = None, **env_overrides: str) -> Iterator[LiveServer]:
+    """`log_path`: a file that receives everything the server writes (stdout and stderr)."""
     port = free_port()
     env = server_env(PORT=str(port), HOST="127.0.0.1", **env_overrides)
+    log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
     process = subprocess.Popen(
         [
             sys.executable,
@@ -74,6 +76,8 @@ def start_server(**env_overrides: str) -> Iterator[LiveServer]:
         ],
         cwd=ROOT,
         env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT if log else None,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -85,6 +89,8 @@ def start_server(**env_overrides: str) -> Iterator[LiveServer]:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
+        if log:
+            log.close()
 
 
 def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
