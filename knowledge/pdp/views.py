@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import HttpResponseBase, HttpResponseNotModified
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -78,7 +79,7 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             **ERROR_RESPONSES(404, 422, 429),
         },
     )
-    def public(self, request: Request, organizationId: str) -> Response:
+    def public(self, request: Request, organizationId: str) -> HttpResponseBase:
         org_id = parse_organization_id(organizationId)
         raw_url = request.query_params.get("url")
         try:
@@ -100,7 +101,10 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         etag = found.etag
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
         if _etag_matches(request.headers.get("If-None-Match", ""), etag):
-            return Response(status=304, headers=headers)
+            not_modified = HttpResponseNotModified()  # no body, no Content-Type
+            for name, value in headers.items():
+                not_modified[name] = value
+            return not_modified
         return Response(found.body(), headers=headers)
 
     @extend_schema(
