@@ -1,0 +1,214 @@
+"""Schema fuzzing (issue 10, part 1): schemathesis against the schema the real server serves.
+
+Every operation of /v1/openapi.json gets valid and invalid requests (hypothesis, derandomized,
+a bounded number of examples); half of them are aimed at real rows (a real chatbot, chat,
+organization and product page) so the success paths run too, the others carry whatever key
+the generator made up. Then a stateful run follows the links from Create Chat to the chat's
+operations. Every response must be no 5xx, a documented status, the documented content type
+and match the documented body schema.
+
+`FUZZ_EXAMPLES` sets the examples per operation (default 25; CI's budget is minutes, not hours).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from schemathesis import DataGenerationMethod
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from accounts.models import Organization
+from chats.models import Message
+from knowledge.canonical import canonicalize_url
+from knowledge.pdp.services import question_set_get_or_generate
+from tests.conftest import Tenant, make_tenant
+from tests.factories import ChatFactory, ProductFactory
+from tests.server import LiveServer, start_server
+
+pytestmark = pytest.mark.e2e
+
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
+CHECKS = (
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+)
+OPERATION_IDS = [
+    "createChat",
+    "getChat",
+    "listChatMessages",
+    "addMessageToChat",
+    "getPdpQuestionSet",
+    "getPdpQuestionSetBodyForm",
+    "getUsage",
+]
+HYPOTHESIS = {
+    "deadline": None,
+    "derandomize": True,
+    "database": None,
+    "suppress_health_check": list(HealthCheck),
+    "phases": [Phase.explicit, Phase.generate],
+}
+
+
+@pytest.fixture(scope="module")
+def fuzz_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+    # Its own server without rate limits: hundreds of requests from one address would
+    # otherwise be refused with 429 (and use up the shared server's public budget).
+    with (
+        django_db_blocker.unblock(),
+        start_server(RATE_LIMIT_PER_KEY="off", RATE_LIMIT_PUBLIC="off") as server,
+    ):
+        yield server
+
+
+@pytest.fixture(scope="module")
+def fuzz_schema(fuzz_server):
+    schema = schemathesis.from_uri(f"{fuzz_server.url}/v1/openapi.json", base_url=fuzz_server.url)
+    create_chat = schema["/v1/chats"]["POST"]
+    for target in ("getChat", "listChatMessages", "addMessageToChat"):
+        schema.add_link(
+            source=create_chat,
+            target=schema.get_operation_by_id(target),
+            status_code="201",
+            parameters={"path.chatId": "$response.body#/id"},
+        )
+    schema.add_link(
+        source=schema.get_operation_by_id("addMessageToChat"),
+        target=schema.get_operation_by_id("listChatMessages"),
+        status_code="201",
+        parameters={"path.chatId": "$response.body#/chatId"},
+    )
+    return schema
+
+
+@dataclass
+class Target:
+    """Real rows the aimed requests point at."""
+
+    tenant: Tenant
+    chat_id: str
+    product_url: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"x-api-key": self.tenant.key}
+
+    def aim(self, case: Any, *, keep: tuple[str, ...] = ()) -> None:
+        """Points a generated request at real rows, keeping everything else it generated
+        (and the `keep` fields, e.g. a chatId that a link filled in)."""
+        organization_id = str(self.tenant.organization.id)
+        real = {
+            "chatId": self.chat_id,
+            "organizationId": organization_id,
+            "chatbotId": str(self.tenant.chatbot.id),
+            "url": self.product_url,
+            "currentUrl": self.product_url,
+        }
+        for name in keep:
+            real.pop(name)
+        for parameters in (case.path_parameters, case.query):
+            if parameters:
+                for name in parameters.keys() & real.keys():
+                    parameters[name] = real[name]
+        if isinstance(case.body, dict):
+            for name in case.body.keys() & real.keys():
+                case.body[name] = real[name]
+
+
+@pytest.fixture(scope="module")
+def target(fuzz_server, django_db_blocker) -> Iterator[Target]:
+    """Committed for the server to see; deleted at the end (everything hangs off the
+    organization), which is much cheaper than a transactional test's flush per operation."""
+    with django_db_blocker.unblock():
+        tenant = make_tenant()
+        try:
+            chat = ChatFactory(chatbot=tenant.chatbot)
+            product = ProductFactory(organization=tenant.organization)
+            # The product page has a question set, so the public GET has one to return.
+            question_set_get_or_generate(
+                organization=tenant.organization, url=canonicalize_url(product.url)
+            )
+            yield Target(tenant=tenant, chat_id=str(chat.id), product_url=product.url)
+        finally:
+            Organization.objects.filter(pk=tenant.organization.pk).delete()
+
+
+def test_every_operation_of_the_schema_is_fuzzed(fuzz_schema):
+    served = {
+        operation.ok().definition.raw["operationId"]
+        for operation in fuzz_schema.get_all_operations()
+    }
+    assert served == set(OPERATION_IDS)
+
+
+@pytest.mark.parametrize("operation_id", OPERATION_IDS)
+def test_operation_answers_valid_and_invalid_requests_as_documented(
+    fuzz_schema, target, operation_id
+):
+    operation = fuzz_schema.get_operation_by_id(operation_id)
+    cases = st.one_of(
+        operation.as_strategy(data_generation_method=DataGenerationMethod.positive),
+        operation.as_strategy(data_generation_method=DataGenerationMethod.negative),
+    )
+    session = requests.Session()
+    seen: set[int] = set()
+
+    @given(case=cases, aimed=st.booleans())
+    @settings(max_examples=EXAMPLES, **HYPOTHESIS)
+    def fuzz(case, aimed: bool) -> None:
+        if aimed:
+            target.aim(case)
+        response = case.call(session=session, headers=target.headers if aimed else None, timeout=30)
+        seen.add(response.status_code)
+        case.validate_response(response, checks=CHECKS)
+
+    fuzz()
+    # The aimed half reached the operation's success path at least once.
+    assert seen & {200, 201}, seen
+
+
+def test_stateful_flows_from_create_chat_follow_the_links(fuzz_schema, target, django_db_blocker):
+    class ChatFlows(fuzz_schema.as_state_machine()):  # type: ignore[misc]
+        def before_call(self, case):
+            if case.method == "POST":  # a real chatbot; a real page URL for messages
+                target.aim(case, keep=("chatId",))
+
+        def _add_results_to_targets(self, targets, results):
+            # schemathesis 3.39 files each response under its link's bundle by overriding
+            # hypothesis' `_add_result_to_targets`, which newer hypothesis renamed to this;
+            # without it no link would ever be followed.
+            for result in results:
+                bundle = self._get_target_for_result(result) if result is not None else None
+                if bundle is not None:
+                    super()._add_results_to_targets((bundle,), [result])
+
+        def get_call_kwargs(self, case):
+            return {"headers": target.headers, "timeout": 30}
+
+        def validate_response(self, response, case, additional_checks=()):
+            case.validate_response(response, checks=CHECKS)
+
+    ChatFlows.run(
+        settings=settings(max_examples=max(5, EXAMPLES // 3), stateful_step_count=5, **HYPOTHESIS)
+    )
+    # The links were followed: chats created in the run got messages posted to them.
+    with django_db_blocker.unblock():
+        created = Message.objects.filter(
+            chat__organization=target.tenant.organization, type="user"
+        ).exclude(chat_id=target.chat_id)
+        assert created.exists()
