@@ -8,6 +8,7 @@ waits on its subscription to the process's hub.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -29,6 +30,8 @@ from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hub import Delivery, Subscription, get_hub
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
+
+logger = logging.getLogger("chats.stream")
 
 INVALID_LAST_EVENT_ID = "must be the id of an event: a non-negative integer"
 
@@ -131,6 +134,15 @@ class EventStream:
 
     def close(self) -> None:
         self.subscription.close()
+        # One line per ended stream, like an access log's; `openStreams` (this process's count
+        # after it) shows operators, and the tests, that vanished clients are let go.
+        logger.info(
+            "event stream closed",
+            extra={
+                "chatId": str(self.subscription.chat_id),
+                "openStreams": get_hub().stream_count(),
+            },
+        )
 
     def _release_request(self) -> None:
         """Drops the request's per-request state once the response has started.

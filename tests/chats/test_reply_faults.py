@@ -7,6 +7,7 @@ settings it needs, on the test database (transactional tests: the server sees th
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -150,11 +151,22 @@ def stream_sockets(server: LiveServer) -> int:
     )
 
 
-def test_clients_that_vanish_mid_stream_free_their_connections():
+def closed_stream_counts(log_path) -> list[int]:
+    """`openStreams` of each "event stream closed" line the server logged, in order."""
+    counts = []
+    for line in log_path.read_text().splitlines():
+        if line.startswith("{") and '"event stream closed"' in line:
+            counts.append(json.loads(line)["openStreams"])
+    return counts
+
+
+def test_clients_that_vanish_mid_stream_free_their_connections(tmp_path):
     # Given five open streams on one chat
     shop = shop_import("Vanishing Clients Shop", DEMO_FILES)
     chat_id = shop.chat()
-    with start_server(SSE_KEEPALIVE_SECONDS="0.2", WEB_CONCURRENCY="1") as server:
+    log_path = tmp_path / "server.log"
+    settings = {"SSE_KEEPALIVE_SECONDS": "0.2", "WEB_CONCURRENCY": "1", "LOG_LEVEL": "INFO"}
+    with start_server(log_path=log_path, **settings) as server:
         url = f"{server.url}/v1/chats/{chat_id}/messages/events"
         readers = [StreamReader(url, {"x-api-key": shop.key}).start() for _ in range(5)]
         try:
@@ -164,12 +176,14 @@ def test_clients_that_vanish_mid_stream_free_their_connections():
             for reader in readers[:4]:
                 reader.close()
 
-            # Then the server notices on its next keep-alive and lets go of them, while the
-            # remaining stream still delivers a new reply
+            # Then the server notices on its next keep-alive and lets go of them: their sockets
+            # close and their subscriptions leave the hub (its count, logged, goes down to 1),
+            # while the remaining stream still delivers a new reply
             deadline = time.monotonic() + 10
-            while stream_sockets(server) != 1:
+            while stream_sockets(server) != 1 or len(closed_stream_counts(log_path)) < 4:
                 assert time.monotonic() < deadline, f"{stream_sockets(server)} still open"
                 time.sleep(0.1)
+            assert closed_stream_counts(log_path) == [4, 3, 2, 1]
             assert shop.say(chat_id, "Show me laptops").status_code == 201
             last = readers[4].events_until(
                 lambda e: e["status"] == "completed" and "toolName" not in e
