@@ -36,6 +36,7 @@ from chats.stream.framing import event_frame
 logger = logging.getLogger("chats.stream")
 
 LATE_COMMIT_SECONDS = 5.0
+WAKE_SLICE = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +139,12 @@ class Hub:
                     for subscription in subscriptions
                     if subscription.wake_at <= now
                 ]
-            for subscription in due:
-                subscription._ready.set()
+            # Streams opened together come due together (thousands after a deploy): wake them
+            # in slices, yielding in between, so live deliveries are not queued behind them all.
+            for start in range(0, len(due), WAKE_SLICE):
+                for subscription in due[start : start + WAKE_SLICE]:
+                    subscription._ready.set()
+                time.sleep(0.001)  # a timer, so the loop also polls I/O in between
 
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:
