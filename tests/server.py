@@ -48,7 +48,15 @@ def test_database_url() -> str | None:
 
 
 def server_env(**overrides: str) -> dict[str, str]:
-    env = {**os.environ, "DEBUG": "1", "LOG_LEVEL": "WARNING", "WEB_CONCURRENCY": "1"}
+    # Tests fire many requests from 127.0.0.1; a test of the limits sets its own.
+    env = {
+        **os.environ,
+        "DEBUG": "1",
+        "LOG_LEVEL": "WARNING",
+        "WEB_CONCURRENCY": "1",
+        "RATE_LIMIT_PUBLIC": "off",
+        "RATE_LIMIT_PER_KEY": "off",
+    }
     database_url = test_database_url()
     if database_url:
         env["DATABASE_URL"] = database_url

@@ -25,6 +25,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 
+from accounts.usage import usage_add
 from knowledge.models import PdpQuestionSet
 
 logger = logging.getLogger("knowledge.pdp")
@@ -42,12 +43,14 @@ def count_add(*, set_id: uuid.UUID, requests: int = 1) -> Counted | None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {PdpQuestionSet._meta.db_table} SET requests = requests + %s "
-            "WHERE id = %s RETURNING requests, updated_at",
+            "WHERE id = %s RETURNING requests, updated_at, organization_id",
             [requests, param],
         )
         row = cursor.fetchone()
     if row is None:
         return None
+    # The day's usage record (issue 7) takes the same batch: one more write per flush.
+    usage_add(organization_id=uuid.UUID(str(row[2])), pdp_requests=requests)
     return Counted(requests=row[0], updated_at=_aware(row[1]))
 
 

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from assistant_api.errors import NotFoundError, ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES
+from assistant_api.throttling import PublicRateThrottle
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.pdp.cors import remember_allowed_origins
 from knowledge.pdp.selectors import (
@@ -47,6 +48,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
     # Public (contract §2): a key sent is ignored, never checked.
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    # Per client address (contract §7), not per key: there is none here.
+    throttle_classes = [PublicRateThrottle]
     content_negotiation_class = JsonOnlyNegotiation
 
     @extend_schema(
