@@ -17,7 +17,7 @@ from assistant_api import errors
 
 logger = logging.getLogger("assistant_api.errors")
 
-_DRF_MESSAGES = {
+_DRF_MESSAGES: dict[type[Exception], str] = {
     drf.NotAuthenticated: MISSING_KEY,
     drf.AuthenticationFailed: "Invalid API key",
     drf.ParseError: errors.INVALID_JSON,

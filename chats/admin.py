@@ -32,7 +32,7 @@ class ChatAdmin(ReadOnlyAdmin):
     list_select_related = ["organization", "chatbot"]
     search_fields = ["id", "user_id"]
     search_help_text = "Search by chat id or user id (the whole UUID)."
-    fields = ["id", "organization", "chatbot", "user_id", "created_at", "transcript"]
+    fields = ("id", "organization", "chatbot", "user_id", "created_at", "transcript")
     readonly_fields = fields
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Chat]:
