@@ -1,4 +1,8 @@
-"""API key authentication for operations 1-5 (contract §2): one key lookup per request."""
+"""API key authentication for operations 1-5 (contract §2): one key lookup per request.
+
+The lookup goes through accounts/key_cache.py: at most one query per key and worker every
+`API_KEY_CACHE_SECONDS`, and never a revoked key accepted for more than a second.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts import keys
+from accounts.key_cache import api_key_lookup, api_key_remember_use
 from accounts.models import ApiKey, Organization
 
 MISSING_KEY = "Missing API key: send it in the x-api-key header"
@@ -53,15 +58,14 @@ def key_from_headers(request: Request | HttpRequest) -> str | None:
     return None
 
 
-def organization_authenticate(request: HttpRequest) -> Organization:
-    """The organization of the request's API key, for plain Django views (the event stream).
-
-    Raises DRF's NotAuthenticated / AuthenticationFailed, as the DRF views would answer 401.
+def request_api_key(request: HttpRequest) -> ApiKey:
+    """The request's active API key (with its organization), for plain Django views (the
+    event stream). Raises DRF's NotAuthenticated / AuthenticationFailed, answered as 401.
     """
     key = key_from_headers(request)
     if key is None:
         raise exceptions.NotAuthenticated(MISSING_KEY)
-    return authenticate_key(key).organization
+    return authenticate_key(key)
 
 
 def authenticate_key(key: str) -> ApiKey:
@@ -69,7 +73,7 @@ def authenticate_key(key: str) -> ApiKey:
     prefix = keys.prefix_of(key)
     if prefix is None:
         raise exceptions.AuthenticationFailed(INVALID_KEY)
-    api_key = ApiKey.objects.select_related("organization").filter(prefix=prefix).first()
+    api_key = api_key_lookup(prefix=prefix)
     if api_key is None or not keys.key_matches(key, api_key.hashed_key):
         raise exceptions.AuthenticationFailed(INVALID_KEY)
     if api_key.is_revoked:
@@ -97,6 +101,7 @@ def touch_last_used(api_key: ApiKey, now) -> None:
         Q(last_used_at__isnull=True) | Q(last_used_at__lt=stale), pk=api_key.pk
     ).update(last_used_at=now)
     api_key.last_used_at = now
+    api_key_remember_use(prefix=api_key.prefix, last_used_at=now)
 
 
 class ApiKeyAuthentication(BaseAuthentication):

@@ -110,6 +110,9 @@ if DATABASE_URL:
         # (CONN_MAX_AGE > 0) would pile up, so each worker shares a bounded psycopg pool and
         # requests wait for a free connection instead of exhausting the server.
         _db["CONN_MAX_AGE"] = 0
+        # The pool checks a connection before lending it, so requests right after a
+        # database restart get a fresh connection instead of a broken one (a 503).
+        _db["CONN_HEALTH_CHECKS"] = env_bool("DB_HEALTH_CHECKS", True)
         _db.setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DB_POOL_MAX_SIZE,
@@ -259,6 +262,11 @@ LOGGING = {
 # --- Service tuning -------------------------------------------------------------------------
 RATE_LIMIT_PER_KEY = os.environ.get("RATE_LIMIT_PER_KEY", "600/min")
 RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
+# Seconds a worker may reuse an API key row it read (accounts/key_cache.py); 0 turns it off.
+# Contract §2: a revoked key must be refused by every worker within 1 second.
+API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
+if not 0 <= API_KEY_CACHE_SECONDS <= 1:
+    raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))

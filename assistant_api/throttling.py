@@ -123,6 +123,21 @@ def _in_networks(address: str, networks: list[str]) -> bool:
     return False
 
 
+def rate_limit(scope: str, ident: str | None, setting: str) -> None:
+    """Counts one request of `ident` against the rate in `setting`; 429 when over it."""
+    rate = parse_rate(getattr(settings, setting))
+    if rate is None or ident is None:
+        return
+    wait = hit(scope, ident, rate)
+    if wait is not None:
+        raise TooManyRequestsError(RATE_LIMITED, retry_after=max(1, int(wait + 0.999)))
+
+
+def key_rate_limit(api_key) -> None:
+    """The per-key limit, for views outside DRF (the event stream)."""
+    rate_limit(ApiKeyRateThrottle.scope, api_key.prefix, ApiKeyRateThrottle.setting)
+
+
 class _RateThrottle(BaseThrottle):
     scope = ""
     setting = ""
@@ -131,13 +146,7 @@ class _RateThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request: Request, view) -> bool:
-        rate = parse_rate(getattr(settings, self.setting))
-        ident = self.ident(request)
-        if rate is None or ident is None:
-            return True
-        wait = hit(self.scope, ident, rate)
-        if wait is not None:
-            raise TooManyRequestsError(RATE_LIMITED, retry_after=max(1, int(wait + 0.999)))
+        rate_limit(self.scope, self.ident(request), self.setting)
         return True
 
 

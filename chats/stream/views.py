@@ -22,7 +22,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
-from accounts.authentication import organization_authenticate
+from accounts.authentication import request_api_key
+from assistant_api.throttling import key_rate_limit
 from assistant_api.errors import ApplicationError, ValidationFailedError
 from assistant_api.exception_handlers import error_body
 from chats.models import Event
@@ -40,8 +41,9 @@ INVALID_LAST_EVENT_ID = "must be the id of an event: a non-negative integer"
 @require_GET
 def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
     try:
-        organization = organization_authenticate(request)
-        chat = chat_get(organization=organization, chat_id=chat_id)
+        api_key = request_api_key(request)
+        key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
+        chat = chat_get(organization=api_key.organization, chat_id=chat_id)
         after = resume_position(request)
     except (drf.NotAuthenticated, drf.AuthenticationFailed) as exc:
         response = _error(401, str(exc.detail))

@@ -11,7 +11,9 @@ from contextlib import contextmanager
 import httpx
 import pytest
 
+from assistant_api.throttling import RATE_LIMITED
 from tests.conftest import make_tenant
+from tests.factories import ChatFactory
 from tests.server import free_port, start_server
 
 pytestmark = [
@@ -88,3 +90,18 @@ def test_redis_outage_fails_open_and_limits_resume():
                 time.sleep(6)
                 other = make_tenant()
                 assert statuses(server.url, other.key, 4) == [404, 404, 404, 429]
+
+
+def test_opening_an_event_stream_counts_against_the_key():
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    with start_server(RATE_LIMIT_PER_KEY="1/min", SSE_MAX_DURATION_SECONDS="1") as server:
+        with httpx.Client(
+            base_url=server.url, headers={"x-api-key": tenant.key}, timeout=10
+        ) as client:
+            with client.stream("GET", f"/v1/chats/{chat.id}/messages/events") as first:
+                assert first.status_code == 200
+            refused = client.get(f"/v1/chats/{chat.id}/messages/events")
+    assert refused.status_code == 429
+    assert refused.json() == {"message": RATE_LIMITED}
+    assert int(refused.headers["Retry-After"]) >= 1
