@@ -23,9 +23,9 @@ from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
 from accounts.authentication import request_api_key
-from assistant_api.throttling import key_rate_limit
 from assistant_api.errors import ApplicationError, ValidationFailedError
 from assistant_api.exception_handlers import error_body
+from assistant_api.throttling import key_rate_limit
 from chats.models import Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
