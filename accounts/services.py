@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts import keys
+from accounts.key_cache import api_key_forget
 from accounts.models import ApiKey, Chatbot, Environment, Organization
 from assistant_api.errors import NotFoundError, ValidationFailedError
 
@@ -83,6 +84,10 @@ def api_key_revoke(*, prefix: str) -> ApiKey:
     if api_key.revoked_at is None:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
+    # This process forgets the key now and again at commit (a request in between may have
+    # read the row still unrevoked); other workers within API_KEY_CACHE_SECONDS (contract §2).
+    api_key_forget(prefix=api_key.prefix)
+    transaction.on_commit(lambda: api_key_forget(prefix=api_key.prefix))
     return api_key
 
 

@@ -1,0 +1,82 @@
+"""A per-process cache of API key rows, so most requests do not query their key (issue 9).
+
+Contract §2: a revoked key is refused by every worker within 1 second. An entry lives at
+most `API_KEY_CACHE_SECONDS` (0.5 s by default, never above 1; 0 turns the cache off), and a
+revocation made in this process drops its entry at once. Only column values are kept: each
+request gets fresh model instances, and the secret is still checked against the stored hash
+on every request. Unknown prefixes are never cached, so made-up keys cannot grow it.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from typing import Any
+
+from django.conf import settings
+
+from accounts.models import ApiKey, Organization
+
+# More distinct keys than this in one process is not a real deployment: start again.
+MAX_ENTRIES = 10_000
+
+_Values = dict[str, Any]
+_entries: dict[str, tuple[float, _Values, _Values]] = {}
+
+
+def api_key_lookup(*, prefix: str) -> ApiKey | None:
+    """The key row with `prefix` and its organization, from the cache when fresh enough."""
+    ttl = settings.API_KEY_CACHE_SECONDS
+    if ttl <= 0:
+        return _query(prefix)
+    now = time.monotonic()
+    entry = _entries.get(prefix)
+    if entry is not None and now - entry[0] < ttl:
+        return _instances(entry[1], entry[2])
+    api_key = _query(prefix)
+    if api_key is None:
+        _entries.pop(prefix, None)
+        return None
+    if len(_entries) >= MAX_ENTRIES:
+        _entries.clear()
+    _entries[prefix] = (now, _values(api_key), _values(api_key.organization))
+    return api_key
+
+
+def api_key_forget(*, prefix: str) -> None:
+    """Drops the entry (a revocation in this process takes effect on the next request)."""
+    _entries.pop(prefix, None)
+
+
+def api_key_remember_use(*, prefix: str, last_used_at) -> None:
+    """Keeps the cached `last_used_at` current, so the next requests skip the write too."""
+    entry = _entries.get(prefix)
+    if entry is not None:
+        entry[1]["last_used_at"] = last_used_at
+
+
+def _query(prefix: str) -> ApiKey | None:
+    # get() rather than first(): a unique column needs no ORDER BY (cheaper to compile).
+    try:
+        return ApiKey.objects.select_related("organization").get(prefix=prefix)
+    except ApiKey.DoesNotExist:
+        return None
+
+
+def _values(instance: ApiKey | Organization) -> _Values:
+    return {
+        field.attname: _copied(getattr(instance, field.attname))
+        for field in instance._meta.concrete_fields
+    }
+
+
+def _copied(value: Any) -> Any:
+    # JSON values (allowed origins) are mutable: no request may change another's.
+    return copy.deepcopy(value) if isinstance(value, list | dict) else value
+
+
+def _instances(key_values: _Values, organization_values: _Values) -> ApiKey:
+    api_key = ApiKey.from_db("default", list(key_values), list(key_values.values()))
+    values = [_copied(value) for value in organization_values.values()]
+    api_key.organization = Organization.from_db("default", list(organization_values), values)
+    return api_key

@@ -1,0 +1,88 @@
+"""The per-worker API key cache (accounts/key_cache.py): fewer queries, same contract §2."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from django.core.management import call_command
+from django.test import override_settings
+
+from accounts.authentication import REVOKED_KEY
+from accounts.services import api_key_revoke
+from tests.factories import ChatFactory
+from tests.server import start_server
+
+
+@pytest.mark.django_db
+@override_settings(API_KEY_CACHE_SECONDS=1)
+def test_a_cached_key_costs_no_query(tenant, django_assert_num_queries):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    assert tenant.client.get(f"/v1/chats/{chat.id}").status_code == 200  # reads the key
+
+    with django_assert_num_queries(1):  # the chat only
+        response = tenant.client.get(f"/v1/chats/{chat.id}")
+
+    assert response.status_code == 200
+    assert response.json()["organizationId"] == str(tenant.organization.id)
+
+
+@pytest.mark.django_db
+@override_settings(API_KEY_CACHE_SECONDS=1)
+def test_a_wrong_secret_is_refused_even_when_the_prefix_is_cached(anonymous, tenant):
+    assert tenant.client.get("/v1/chats/x").status_code == 404
+    forged = tenant.api_key.prefix + "_" + "A" * 43
+    assert anonymous.get("/v1/chats/x", HTTP_X_API_KEY=forged).status_code == 401
+
+
+@pytest.mark.django_db
+@override_settings(API_KEY_CACHE_SECONDS=1)
+def test_revocation_in_this_process_is_immediate(tenant):
+    assert tenant.client.get("/v1/chats/x").status_code == 404
+    api_key_revoke(prefix=tenant.api_key.prefix)
+    response = tenant.client.get("/v1/chats/x")
+    assert response.status_code == 401
+    assert response.json() == {"message": REVOKED_KEY}
+
+
+@pytest.mark.django_db
+@override_settings(API_KEY_CACHE_SECONDS=1)
+def test_requests_do_not_share_model_instances(tenant):
+    # A view changing its request's organization must not change the next request's.
+    from accounts.key_cache import api_key_lookup
+
+    first = api_key_lookup(prefix=tenant.api_key.prefix)
+    first.organization.allowed_origins.append("https://evil.example")
+    first.organization.name = "changed"
+    second = api_key_lookup(prefix=tenant.api_key.prefix)
+    assert second is not first
+    assert second.organization.allowed_origins == []
+    assert second.organization.name == tenant.organization.name
+
+
+@pytest.mark.e2e
+def test_a_key_revoked_elsewhere_is_refused_by_every_worker_within_a_second(
+    transactional_db, tenant
+):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    # Two workers with the longest cache the settings allow.
+    with start_server(API_KEY_CACHE_SECONDS="1", WEB_CONCURRENCY="2") as server:
+
+        def statuses() -> set[int]:
+            # A new connection per request, so both workers answer some.
+            seen = set()
+            for _ in range(20):
+                with server.client(headers={"x-api-key": tenant.key}) as client:
+                    seen.add(client.get(f"/v1/chats/{chat.id}").status_code)
+            return seen
+
+        # Given the workers have read (and cached) the key
+        assert statuses() == {200}
+
+        # When an operator revokes it from another process
+        call_command("revoke_api_key", tenant.api_key.prefix)
+        revoked_at = time.monotonic()
+
+        # Then one second later no worker accepts it
+        time.sleep(max(0.0, revoked_at + 1.0 - time.monotonic()))
+        assert statuses() == {401}
