@@ -40,7 +40,13 @@ from bench.overall.fixtures import (  # noqa: E402
     message_requests,
     pdp_get_path,
 )
-from bench.overall.loadgen import Request, Result, measure, write_requests  # noqa: E402
+from bench.overall.loadgen import (  # noqa: E402
+    CpuMeter,
+    Request,
+    Result,
+    measure,
+    write_requests,
+)
 from bench.overall.memory import measure_memory  # noqa: E402
 from bench.overall.report import Endpoint  # noqa: E402
 
@@ -138,7 +144,9 @@ def check(base_url: str, scenario: Scenario) -> None:
         )
 
 
-def run_point(base_url: str, scenario: Scenario, concurrency: int, seconds: float) -> Result:
+def run_point(
+    base_url: str, scenario: Scenario, concurrency: int, seconds: float, cpu: CpuMeter
+) -> Result:
     key = scenario.endpoint.key
     requests = scenario.requests(int(seconds))
     requests_file = write_requests(VAR / f"requests-{key}.txt", requests)
@@ -149,6 +157,7 @@ def run_point(base_url: str, scenario: Scenario, concurrency: int, seconds: floa
         concurrency=concurrency,
         seconds=seconds,
         headers=scenario.headers,
+        cpu=cpu,
     )
     if scenario.unique and result.requests > len(requests):
         print(f"bench: warning: {key} ran out of unique requests and repeated some", flush=True)
@@ -171,14 +180,15 @@ def main() -> int:
             chosen = [
                 s for s in scenarios(fixtures) if not ONLY or s.endpoint.key in ONLY | {"baseline"}
             ]
+            cpu = CpuMeter(server_pid=server.process.pid, backend_pids=deployment.backend_pids)
             for scenario in chosen:
                 check(server.url, scenario)
-                run_point(server.url, scenario, 16, WARMUP_SECONDS)
+                run_point(server.url, scenario, 16, WARMUP_SECONDS, cpu)
             # Concurrency outside, endpoints inside: each ratio compares runs minutes apart at
             # most, which matters on a shared machine.
             for concurrency in CONCURRENCY:
                 for scenario in chosen:
-                    result = run_point(server.url, scenario, concurrency, SECONDS)
+                    result = run_point(server.url, scenario, concurrency, SECONDS, cpu)
                     results.append(result)
                     print(f"bench: {json.dumps(result.as_dict())}", flush=True)
             workers = len(server.workers())

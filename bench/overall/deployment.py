@@ -33,6 +33,7 @@ class Deployment:
     )
     redis_url: str = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/6")
     extra_env: dict[str, str] = field(default_factory=dict)
+    wsgi_module: str = "bench.baseline_wsgi"  # another module only for experiments
 
     def env(self, **overrides: str) -> dict[str, str]:
         env = {
@@ -78,6 +79,14 @@ class Deployment:
     def sql(self, query: str) -> str:
         return _run(["psql", self.database_url, "-Atqc", query]).strip()
 
+    def backend_pids(self) -> list[int]:
+        """The PostgreSQL server processes serving the benchmark's database (not this one)."""
+        _, name = self._admin_url()
+        rows = self.sql(
+            f"SELECT pid FROM pg_stat_activity WHERE datname = '{name}' AND pid <> pg_backend_pid()"
+        )
+        return [int(pid) for pid in rows.split()]
+
     # --- manage.py ------------------------------------------------------------------------
     def manage(self, *args: str) -> str:
         return _run([PYTHON, "manage.py", *args], env=self.env())
@@ -102,7 +111,7 @@ class Deployment:
                     "gunicorn",
                     "-c",
                     "assistant_api/gunicorn.conf.py",
-                    "bench.baseline_wsgi",
+                    self.wsgi_module,
                 ],
                 cwd=ROOT,
                 env=self.env(**overrides),

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+import psutil
 
 LUA = Path(__file__).with_name("requests.lua")
 
@@ -34,6 +36,10 @@ class Result:
     p50_ms: float
     p99_ms: float
     errors: int
+    # CPU time per request of the server's workers and of the database's backends: unlike
+    # requests/s, this hardly moves when other programs share the machine.
+    app_cpu_ms: float = 0.0
+    db_cpu_ms: float = 0.0
 
     @property
     def rps(self) -> float:
@@ -89,7 +95,9 @@ def measure(
     concurrency: int,
     seconds: float,
     headers: dict[str, str],
+    cpu: CpuMeter | None = None,
 ) -> Result:
+    before = cpu.sample() if cpu else (0.0, 0.0)
     data = run_wrk(
         base_url=base_url,
         requests_file=requests_file,
@@ -97,7 +105,9 @@ def measure(
         seconds=seconds,
         headers=headers,
     )
+    after = cpu.sample() if cpu else (0.0, 0.0)
     errors = sum(data[kind] for kind in ("connect", "read", "write", "status", "timeout"))
+    count = max(1, data["requests"])
     return Result(
         endpoint=endpoint,
         concurrency=concurrency,
@@ -106,7 +116,34 @@ def measure(
         p50_ms=data["p50"] / 1000,
         p99_ms=data["p99"] / 1000,
         errors=errors,
+        app_cpu_ms=(after[0] - before[0]) * 1000 / count,
+        db_cpu_ms=(after[1] - before[1]) * 1000 / count,
     )
+
+
+class CpuMeter:
+    """CPU seconds used so far by the server's workers and by the database's backends."""
+
+    def __init__(self, *, server_pid: int, backend_pids: Callable[[], list[int]]) -> None:
+        self.server_pid = server_pid
+        self.backend_pids = backend_pids
+
+    def sample(self) -> tuple[float, float]:
+        workers = psutil.Process(self.server_pid).children()
+        backends = [pid for pid in self.backend_pids()]
+        return _cpu_seconds(workers), _cpu_seconds(backends)
+
+
+def _cpu_seconds(processes: list) -> float:
+    total = 0.0
+    for process in processes:
+        try:
+            process = process if isinstance(process, psutil.Process) else psutil.Process(process)
+            times = process.cpu_times()
+            total += times.user + times.system
+        except psutil.Error:
+            continue  # ended in between
+    return total
 
 
 def write_requests(path: Path, requests: list[Request]) -> Path:

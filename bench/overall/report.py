@@ -81,16 +81,26 @@ def section(
     base = by_key.get(("baseline", TARGET_CONCURRENCY))
     lines = [HEADING, "", *notes, ""]
     lines += [f"- **{name}**: {value}" for name, value in context.items()]
-    lines += ["", "| Endpoint | Concurrency | Requests/s | p50 ms | p99 ms | Errors |"]
-    lines += ["|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "",
+        "| Endpoint | Concurrency | Requests/s | p50 ms | p99 ms | Errors | "
+        "CPU ms/request: app | database |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for endpoint in endpoints:
         for concurrency in concurrencies:
             r = by_key.get((endpoint.key, concurrency))
             if r is not None:
                 lines.append(
                     f"| {endpoint.label} | {concurrency} | {r.rps:.0f} | {r.p50_ms:.1f} | "
-                    f"{r.p99_ms:.1f} | {r.errors} |"
+                    f"{r.p99_ms:.1f} | {r.errors} | {r.app_cpu_ms:.2f} | {r.db_cpu_ms:.2f} |"
                 )
+    lines += [
+        "",
+        "CPU ms/request: CPU time of the gunicorn workers and of the PostgreSQL backends "
+        "during the point, divided by its requests; it moves far less than requests/s when "
+        "other programs share the machine.",
+    ]
     lines += [
         "",
         f"Ratios at concurrency {TARGET_CONCURRENCY} (requests/s against the baseline of the "
