@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_serializer
@@ -13,6 +14,12 @@ from knowledge.canonical import InvalidUrlError, canonicalize_url
 
 MAX_MESSAGE_CHARS = 4000
 MAX_URL_CHARS = 2048
+
+
+def iso_timestamp(value: dt.datetime) -> str:
+    """ISO 8601 in UTC ending in `Z` (contract §1), as DRF's DateTimeField writes it."""
+    text = value.astimezone(dt.UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 @extend_schema_serializer(component_name="CreateChat")
@@ -57,6 +64,17 @@ class ChatOutput(serializers.ModelSerializer):
     class Meta:
         model = Chat
         fields = ["id", "chatbotId", "userId", "organizationId", "createdAt"]
+
+    def to_representation(self, instance: Chat) -> dict[str, Any]:
+        # The declared fields document the shape (OpenAPI); building them for every response
+        # cost more CPU than the chat's query (issue 9), so the body is written directly.
+        return {
+            "id": str(instance.id),
+            "chatbotId": str(instance.chatbot_id),
+            "userId": str(instance.user_id),
+            "organizationId": str(instance.organization_id),
+            "createdAt": iso_timestamp(instance.created_at),
+        }
 
 
 @extend_schema_serializer(component_name="Location")
@@ -123,5 +141,7 @@ class MessageOutput(serializers.ModelSerializer):
             body["suggestions"] = instance.suggestions
         if instance.products:
             body["products"] = instance.products
-        body["createdAt"] = self.fields["createdAt"].to_representation(instance.created_at)
+        # Not self.fields[...]: that builds every declared field (nested products too) per
+        # request, a third of a history page's CPU time (issue 9).
+        body["createdAt"] = iso_timestamp(instance.created_at)
         return body

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import mixins, status, viewsets
+from rest_framework import status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -12,7 +12,8 @@ from accounts.usage import quota_headers
 from assistant_api.errors import ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from chats.idempotency import idempotency_key_clean
-from chats.selectors import chat_get, message_list
+from chats.pagination import envelope, page_params
+from chats.selectors import chat_get, message_page
 from chats.serializers import ChatCreateInput, ChatOutput, MessageCreateInput, MessageOutput
 from chats.services import chat_create
 from chats.services_messages import message_create
@@ -58,14 +59,8 @@ class ChatViewSet(viewsets.GenericViewSet):
         return Response(ChatOutput(chat).data)
 
 
-class ChatMessageViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
-    serializer_class = MessageOutput
-
-    def get_queryset(self):
-        chat = chat_get(
-            organization=request_organization(self.request), chat_id=self.kwargs["chatId"]
-        )
-        return message_list(chat=chat)
+class ChatMessageViewSet(viewsets.GenericViewSet):
+    serializer_class = MessageOutput  # with pagination_class: the page envelope in OpenAPI
 
     @extend_schema(
         operation_id="listChatMessages",
@@ -73,8 +68,12 @@ class ChatMessageViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 404, 422, 429)},
         summary="List all Chat Messages",
     )
-    def list(self, request: Request, *args, **kwargs) -> Response:
-        return super().list(request, *args, **kwargs)
+    def list(self, request: Request, chatId: str) -> Response:
+        chat = chat_get(organization=request_organization(request), chat_id=chatId)
+        page, size = page_params(request.query_params)
+        found = message_page(chat=chat, page=page, size=size)
+        items = list(MessageOutput(found.items, many=True).data)
+        return Response(envelope(items, page=page, size=size, total_items=found.total_items))
 
     @extend_schema(
         operation_id="addMessageToChat",

@@ -1,0 +1,80 @@
+"""Prepared queries (assistant_api/prepared.py) return what their queryset returns."""
+
+from __future__ import annotations
+
+import pytest
+from django.db.models import Count, Window
+
+from assistant_api.prepared import PreparedQuery
+from chats.models import Chat, Message
+from tests.factories import ChatFactory, MessageFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def column_values(instance) -> list:
+    return [getattr(instance, field.attname) for field in type(instance)._meta.concrete_fields]
+
+
+def test_rows_become_the_same_model_instances_as_the_orm_makes(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory.create_batch(3, chat=chat, products=[{"gtin": "1", "price": 9.5}])
+    by_chat = PreparedQuery(
+        lambda chat_id: Message.objects.filter(chat_id=chat_id).order_by("seq"),
+        chat_id=Message._meta.get_field("chat"),
+    )
+
+    prepared = by_chat.fetch(chat_id=chat.pk)
+
+    expected = list(Message.objects.filter(chat=chat).order_by("seq"))
+    assert [column_values(m) for m in prepared] == [column_values(m) for m in expected]
+    assert prepared[0].products == [{"gtin": "1", "price": 9.5}]  # JSON decoded
+    assert prepared[0].created_at.tzinfo is not None  # aware, as the ORM gives it
+
+
+def test_parameters_annotations_and_paging(tenant, other_tenant):
+    mine = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory.create_batch(5, chat=mine)
+    MessageFactory.create_batch(2, chat=ChatFactory(chatbot=other_tenant.chatbot))
+    page = PreparedQuery(
+        lambda chat_id: (
+            Message.objects.filter(chat_id=chat_id)
+            .annotate(total=Window(Count("pk")))
+            .order_by("seq")
+        ),
+        chat_id=Message._meta.get_field("chat"),
+    )
+
+    second = page.fetch(chat_id=mine.pk, limit=2, offset=2)
+
+    seqs = list(Message.objects.filter(chat=mine).order_by("seq").values_list("seq", flat=True))
+    assert [m.seq for m in second] == seqs[2:4]
+    assert {m.total for m in second} == {5}
+    assert page.fetch(chat_id=mine.pk, limit=2, offset=10) == []
+
+
+def test_two_parameters_of_one_type_keep_their_places(tenant, other_tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    lookup = PreparedQuery(
+        lambda chat_id, organization_id: Chat.objects.filter(
+            pk=chat_id, organization_id=organization_id
+        ),
+        chat_id=Chat._meta.pk,
+        organization_id=Chat._meta.get_field("organization"),
+    )
+    assert lookup.fetch(chat_id=chat.pk, organization_id=tenant.organization.pk) == [chat]
+    assert lookup.fetch(chat_id=chat.pk, organization_id=other_tenant.organization.pk) == []
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda chat_id: Message.objects.filter(chat_id=chat_id).select_related("chat"),
+        lambda chat_id: Message.objects.filter(chat_id=chat_id)[:5],
+        lambda chat_id: Message.objects.all(),  # the parameter is not in the query
+    ],
+)
+def test_unsupported_querysets_fail_loudly(tenant, build):
+    query = PreparedQuery(build, chat_id=Message._meta.get_field("chat"))
+    with pytest.raises(ValueError):
+        query.fetch(chat_id=ChatFactory(chatbot=tenant.chatbot).pk)
