@@ -4,6 +4,7 @@ import multiprocessing
 import os
 
 from assistant_api import server_errors
+from assistant_api.worker_tuning import freeze_startup_objects, yield_to_other_connections
 
 # Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as contract §1 wants.
 server_errors.install()
@@ -28,7 +29,8 @@ proxy_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 
 def post_worker_init(worker):
-    """Ends the worker's open event streams as soon as it is asked to stop.
+    """Freezes the startup heap (assistant_api/worker_tuning.py); ends the worker's open event
+    streams as soon as it is asked to stop.
 
     Gunicorn's gevent worker waits up to graceful_timeout for open connections and then kills
     them mid-stream; a stream that ends cleanly instead lets EventSource reconnect at once.
@@ -37,12 +39,20 @@ def post_worker_init(worker):
 
     from chats.stream.hub import shutdown_hub
 
+    # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
+    freeze_startup_objects()
+
     def watch() -> None:
         while worker.alive:
             gevent.sleep(0.5)
         shutdown_hub()
 
     gevent.spawn(watch)
+
+
+def post_request(worker, req, environ, resp):
+    """Lets the worker's other connections have their turn (assistant_api/worker_tuning.py)."""
+    yield_to_other_connections()
 
 
 def worker_exit(server, worker):
