@@ -21,7 +21,7 @@ CHAT_NOT_FOUND = "Chat not found"
 _chat_of_organization = PreparedQuery(
     lambda chat_id, organization_id: Chat.objects.filter(
         pk=chat_id, organization_id=organization_id
-    ),
+    ).order_by(),  # one row: no Meta ordering
     chat_id=Chat._meta.pk,
     organization_id=Chat._meta.get_field("organization"),
 )
