@@ -74,8 +74,9 @@ def section(
     memory: Memory | None,
     context: dict[str, str],
     notes: list[str],
+    not_measured: int = 0,
 ) -> tuple[str, bool]:
-    """The markdown section and whether every target passed."""
+    """The markdown section and whether every target passed (an endpoint not measured fails)."""
     by_key = {(r.endpoint, r.concurrency): r for r in results}
     concurrencies = sorted({r.concurrency for r in results})
     base = by_key.get(("baseline", TARGET_CONCURRENCY))
@@ -109,7 +110,7 @@ def section(
         "| Endpoint | Ratio to baseline | Target | p99/p50 | Result |",
         "|---|---:|---:|---:|---|",
     ]
-    passed = True
+    passed = not_measured == 0
     for endpoint in endpoints:
         r = by_key.get((endpoint.key, TARGET_CONCURRENCY))
         if r is None or endpoint.key == "baseline":
