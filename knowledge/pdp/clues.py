@@ -59,11 +59,74 @@ CONNECTOR = re.compile(
 # Groceries of one ingredient ("Honey Jar", "Bottled Water"): "ingredients" would sound silly.
 _SINGLE_INGREDIENTS = frozenset("water rice honey milk egg eggs sugar salt flour oil".split())  # noqa: SIM905
 _PACKAGING = frozenset(
-    ["jar", "bottle", "bottled", "pack", "box", "bag", "can", "organic", "fresh", "pure", "natural", "cooking", "sparkling", "mineral", "still", "whole", "free", "range"]
+    [
+        "jar",
+        "bottle",
+        "bottled",
+        "pack",
+        "box",
+        "bag",
+        "can",
+        "organic",
+        "fresh",
+        "pure",
+        "natural",
+        "cooking",
+        "sparkling",
+        "mineral",
+        "still",
+        "whole",
+        "free",
+        "range",
+    ]
 )
 # Title words that do not say what kind of product it is.
 _NOT_KIND = frozenset(
-    ["the", "a", "an", "and", "with", "for", "of", "in", "on", "by", "to", "men", "mens", "man", "women", "womens", "woman", "girl", "girls", "boy", "boys", "kids", "new", "black", "white", "red", "blue", "green", "yellow", "grey", "gray", "brown", "pink", "purple", "orange", "gold", "golden", "silver", "beige", "navy", "plum", "starlight", "off"]
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "with",
+        "for",
+        "of",
+        "in",
+        "on",
+        "by",
+        "to",
+        "men",
+        "mens",
+        "man",
+        "women",
+        "womens",
+        "woman",
+        "girl",
+        "girls",
+        "boy",
+        "boys",
+        "kids",
+        "new",
+        "black",
+        "white",
+        "red",
+        "blue",
+        "green",
+        "yellow",
+        "grey",
+        "gray",
+        "brown",
+        "pink",
+        "purple",
+        "orange",
+        "gold",
+        "golden",
+        "silver",
+        "beige",
+        "navy",
+        "plum",
+        "starlight",
+        "off",
+    ]
 )
 
 
