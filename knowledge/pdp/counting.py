@@ -35,10 +35,14 @@ logger = logging.getLogger("knowledge.pdp")
 class Counted:
     requests: int  # the stored count after this update
     updated_at: datetime  # when the set was last edited (tells the serving cache it changed)
+    organization_id: uuid.UUID
 
 
-def count_add(*, set_id: uuid.UUID, requests: int = 1) -> Counted | None:
-    """Adds to a set's stored count atomically; None when the set no longer exists."""
+def count_add(*, set_id: uuid.UUID, requests: int = 1, record_usage: bool = True) -> Counted | None:
+    """Adds to a set's stored count atomically; None when the set no longer exists.
+
+    Also adds the requests to the organization's usage of the day unless the caller does it.
+    """
     param: Any = set_id if connection.vendor == "postgresql" else set_id.hex
     with connection.cursor() as cursor:
         cursor.execute(
@@ -49,9 +53,12 @@ def count_add(*, set_id: uuid.UUID, requests: int = 1) -> Counted | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    # The day's usage record (issue 7) takes the same batch: one more write per flush.
-    usage_add(organization_id=uuid.UUID(str(row[2])), pdp_requests=requests)
-    return Counted(requests=row[0], updated_at=_aware(row[1]))
+    counted = Counted(
+        requests=row[0], updated_at=_aware(row[1]), organization_id=uuid.UUID(str(row[2]))
+    )
+    if record_usage:
+        usage_add(organization_id=counted.organization_id, pdp_requests=requests)
+    return counted
 
 
 def _aware(value: Any) -> datetime:
@@ -93,8 +100,16 @@ class RequestBuffer:
         done: set[uuid.UUID] = set()
         try:
             for set_id, requests in list(self._flushing.items()):
-                stored[set_id] = count_add(set_id=set_id, requests=requests)
+                counted = count_add(set_id=set_id, requests=requests, record_usage=False)
+                # The database holds these now: stop reporting them as unwritten before the
+                # next statement yields, or a request loading the set would count them twice.
+                with self._lock:
+                    del self._flushing[set_id]
+                stored[set_id] = counted
                 done.add(set_id)
+                if counted is not None:
+                    # The day's usage record (issue 7) takes the same batch.
+                    usage_add(organization_id=counted.organization_id, pdp_requests=requests)
         except Exception:
             # Database away: keep the counts for the next flush rather than lose them.
             with self._lock:

@@ -59,8 +59,9 @@ def test_200_concurrent_chat_reads_succeed(live, tenant):
 
     assert [r.status_code for r in responses] == [200] * BURST
     if connection.vendor == "postgresql":
-        # One worker shares a bounded pool; 200 greenlets never open 200 connections.
-        assert 0 < peak[0] <= settings.DB_POOL_MAX_SIZE
+        # One worker shares a bounded pool; 200 greenlets never open 200 connections. The
+        # count also sees this test's own main connection (the watcher's is excluded).
+        assert 0 < peak[0] <= settings.DB_POOL_MAX_SIZE + 1
 
 
 def test_200_concurrent_chat_creations_get_distinct_ids(live, tenant):
