@@ -95,13 +95,14 @@ def test_redis_outage_fails_open_and_limits_resume():
 def test_opening_an_event_stream_counts_against_the_key():
     tenant = make_tenant()
     chat = ChatFactory(chatbot=tenant.chatbot)
-    with start_server(RATE_LIMIT_PER_KEY="1/min", SSE_MAX_DURATION_SECONDS="1") as server:
-        with httpx.Client(
-            base_url=server.url, headers={"x-api-key": tenant.key}, timeout=10
-        ) as client:
-            with client.stream("GET", f"/v1/chats/{chat.id}/messages/events") as first:
-                assert first.status_code == 200
-            refused = client.get(f"/v1/chats/{chat.id}/messages/events")
+    headers = {"x-api-key": tenant.key}
+    with (
+        start_server(RATE_LIMIT_PER_KEY="1/min", SSE_MAX_DURATION_SECONDS="1") as server,
+        httpx.Client(base_url=server.url, headers=headers, timeout=10) as client,
+    ):
+        with client.stream("GET", f"/v1/chats/{chat.id}/messages/events") as first:
+            assert first.status_code == 200
+        refused = client.get(f"/v1/chats/{chat.id}/messages/events")
     assert refused.status_code == 429
     assert refused.json() == {"message": RATE_LIMITED}
     assert int(refused.headers["Retry-After"]) >= 1
