@@ -49,6 +49,8 @@ def test_200_concurrent_chat_reads_succeed(live, tenant):
         while connection.vendor == "postgresql" and not done.is_set():
             peak[0] = max(peak[0], server_connections(settings.DATABASES["default"]["NAME"]))
 
+    database = settings.DATABASES["default"]["NAME"]
+    before = server_connections(database) if connection.vendor == "postgresql" else 0
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
@@ -60,8 +62,8 @@ def test_200_concurrent_chat_reads_succeed(live, tenant):
     assert [r.status_code for r in responses] == [200] * BURST
     if connection.vendor == "postgresql":
         # One worker shares a bounded pool; 200 greenlets never open 200 connections. The
-        # count also sees this test's own main connection (the watcher's is excluded).
-        assert 0 < peak[0] <= settings.DB_POOL_MAX_SIZE + 1
+        # connections open before the burst (this test's, the worker's event listener) aside.
+        assert 0 < peak[0] - before <= settings.DB_POOL_MAX_SIZE
 
 
 def test_200_concurrent_chat_creations_get_distinct_ids(live, tenant):
