@@ -189,9 +189,14 @@ def search_reply(
     found, shown = run_search(context, tools, constraints, exclude_item_ids=exclude, relax=relax)
     if not shown:
         return nothing_found(context, constraints, found)
+    return results_draft(context, found, shown, more=False)
+
+
+def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool) -> Draft:
+    """The reply listing the products a search shows, with why each fits."""
     query = ph.describe(found.used, _currency(shown))
     items = items_for(context, shown, found.used, query)
-    lines = [_lead(found, shown, more=False)]
+    lines = [_lead(found, shown, more=more)]
     lines += [ph.product_line(i.product, i.reasons) for i in items]
     lines.append(_closing(found, shown, len(shown)))
     return Draft(
@@ -241,22 +246,7 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
         return Draft(
             text=text, suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary))
         )
-    query = ph.describe(found.used, _currency(shown))
-    items = items_for(context, shown, found.used, query)
-    lines = [_lead(found, shown, more=True)]
-    lines += [ph.product_line(i.product, i.reasons) for i in items]
-    lines.append(_closing(found, shown, len(shown)))
-    return Draft(
-        text="\n".join(lines),
-        items=items,
-        suggestions=sg.search_suggestions(
-            constraints=found.used,
-            products=shown,
-            total=found.shown_total,
-            shown_so_far=len(shown),
-            vocabulary=context.vocabulary,
-        ),
-    )
+    return results_draft(context, found, shown, more=True)
 
 
 def similar_reply(
