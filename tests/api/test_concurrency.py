@@ -49,8 +49,6 @@ def test_200_concurrent_chat_reads_succeed(live, tenant):
         while connection.vendor == "postgresql" and not done.is_set():
             peak[0] = max(peak[0], server_connections(settings.DATABASES["default"]["NAME"]))
 
-    database = settings.DATABASES["default"]["NAME"]
-    before = server_connections(database) if connection.vendor == "postgresql" else 0
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
@@ -61,9 +59,10 @@ def test_200_concurrent_chat_reads_succeed(live, tenant):
 
     assert [r.status_code for r in responses] == [200] * BURST
     if connection.vendor == "postgresql":
-        # One worker shares a bounded pool; 200 greenlets never open 200 connections. The
-        # connections open before the burst (this test's, the worker's event listener) aside.
-        assert 0 < peak[0] - before <= settings.DB_POOL_MAX_SIZE
+        # One worker shares a bounded pool: 200 greenlets never open 200 connections (nor
+        # reach PostgreSQL's max_connections of 100). Besides the pool, the database also sees
+        # the worker's event listener and this test process's own few connections.
+        assert 0 < peak[0] <= settings.DB_POOL_MAX_SIZE + 5
 
 
 def test_200_concurrent_chat_creations_get_distinct_ids(live, tenant):
