@@ -217,21 +217,21 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             asks.add(name)
     if "cheaper" in asks or "pricier" in asks:
         work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
-    if lx.IN_STOCK.search(work):
+    found, work = _take(lx.IN_STOCK, work)
+    if found:
         in_stock = True
-        work = lx.IN_STOCK.sub(" ", work)
-    if lx.ON_SALE.search(work):
+    found, work = _take(lx.ON_SALE, work)
+    if found:
         on_sale = True
-        work = lx.ON_SALE.sub(" ", work)
-    if lx.PRICIEST.search(work):
-        sort = SORT_PRICIEST
-        work = lx.PRICIEST.sub(" ", work)
-    elif lx.CHEAPEST.search(work):
-        sort = SORT_CHEAPEST
-        work = lx.CHEAPEST.sub(" ", work)
-    elif lx.BEST.search(work):
-        sort = SORT_BEST
-        work = lx.BEST.sub(" ", work)
+    for pattern, order in (
+        (lx.PRICIEST, SORT_PRICIEST),
+        (lx.CHEAPEST, SORT_CHEAPEST),
+        (lx.BEST, SORT_BEST),
+    ):
+        found, work = _take(pattern, work)
+        if found:
+            sort = order
+            break
 
     brands: list[str] = []
     exclude_brands: list[str] = []
@@ -447,3 +447,10 @@ def _terms(work: str) -> list[str]:
             continue
         terms.append(singular(word))
     return list(dict.fromkeys(terms))[:8]
+
+
+def _take(pattern: re.Pattern[str], text: str) -> tuple[bool, str]:
+    """Whether `pattern` occurs in `text`, and the text with its occurrences blanked out."""
+    if not pattern.search(text):
+        return False, text
+    return True, pattern.sub(" ", text)
