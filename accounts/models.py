@@ -104,8 +104,9 @@ class ApiKey(models.Model):
 class DailyUsage(models.Model):
     """What an organization used on one UTC day, per chatbot (chatbot null: not chat-bound)."""
 
+    # Indexed by the unique constraints and usage_org_day (organization first).
     organization = models.ForeignKey(
-        Organization, on_delete=models.CASCADE, related_name="daily_usage"
+        Organization, on_delete=models.CASCADE, related_name="daily_usage", db_index=False
     )
     chatbot = models.ForeignKey(
         Chatbot, on_delete=models.CASCADE, null=True, blank=True, related_name="+"
