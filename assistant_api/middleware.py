@@ -46,7 +46,8 @@ class RequestIdMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        given = request.headers.get("X-Request-Id", "")
+        # META, not request.headers: see accounts.authentication.key_from_headers.
+        given = request.META.get("HTTP_X_REQUEST_ID", "")
         request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]
         token = request_id_var.set(request_id)

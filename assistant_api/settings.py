@@ -72,11 +72,12 @@ MIDDLEWARE = [
     "knowledge.pdp.cors.PdpCorsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's session, login and message middleware, skipped on the API's paths.
+    "assistant_api.browser_middleware.BrowserSessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "assistant_api.browser_middleware.BrowserAuthenticationMiddleware",
+    "assistant_api.browser_middleware.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -103,6 +104,7 @@ TEMPLATES = [
 # PostgreSQL in production; a SQLite file under var/ when DATABASE_URL is unset.
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 20)
+DB_HEALTH_CHECKS = env_bool("DB_HEALTH_CHECKS", True)
 if DATABASE_URL:
     _db = dj_database_url.parse(DATABASE_URL)
     if _db["ENGINE"] == "django.db.backends.postgresql":
@@ -110,9 +112,11 @@ if DATABASE_URL:
         # (CONN_MAX_AGE > 0) would pile up, so each worker shares a bounded psycopg pool and
         # requests wait for a free connection instead of exhausting the server.
         _db["CONN_MAX_AGE"] = 0
-        # The pool checks a connection before lending it, so requests right after a
-        # database restart get a fresh connection instead of a broken one (a 503).
-        _db["CONN_HEALTH_CHECKS"] = env_bool("DB_HEALTH_CHECKS", True)
+        # Django's backend, but a connection the server closed is not lent (requests right
+        # after a database restart get a fresh one, not a 503), found without the round
+        # trip of the pool's own check (CONN_HEALTH_CHECKS): assistant_api/postgresql/.
+        _db["ENGINE"] = "assistant_api.postgresql"
+        _db["CONN_HEALTH_CHECKS"] = False
         _db.setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DB_POOL_MAX_SIZE,
@@ -141,12 +145,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ----------------------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+# A Redis that stops answering costs a request at most this, then it is served (fail open).
+REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 1}
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+            "OPTIONS": REDIS_SOCKET_OPTIONS,
         }
     }
 else:
@@ -208,6 +214,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["assistant_api.renderers.JsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["assistant_api.parsers.JsonParser"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "assistant_api.negotiation.JsonFirstNegotiation",
     "DEFAULT_PAGINATION_CLASS": "chats.pagination.PageEnvelopePagination",
     "DEFAULT_THROTTLE_CLASSES": ["assistant_api.throttling.ApiKeyRateThrottle"],
     "EXCEPTION_HANDLER": "assistant_api.exception_handlers.exception_handler",
@@ -267,6 +274,8 @@ RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
 if not 0 <= API_KEY_CACHE_SECONDS <= 1:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
+# Seconds a worker reuses a chat row it read for a read (chats/chat_cache.py).
+CHAT_CACHE_SECONDS = float(os.environ.get("CHAT_CACHE_SECONDS", "60"))
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))

@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.usage import usage_add
+from assistant_api.worker_tuning import in_gevent_worker
 from knowledge.models import PdpQuestionSet
 
 logger = logging.getLogger("knowledge.pdp")
@@ -149,19 +150,11 @@ def buffering() -> bool:
     interval = float(settings.PDP_COUNT_FLUSH_SECONDS)
     known = _buffering.get(interval)
     if known is None:
-        known = _buffering[interval] = interval > 0 and _gevent_patched()
+        known = _buffering[interval] = interval > 0 and in_gevent_worker()
     return known
 
 
 _buffering: dict[float, bool] = {}
-
-
-def _gevent_patched() -> bool:
-    try:
-        from gevent import monkey
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return False
-    return bool(monkey.is_module_patched("threading"))
 
 
 def flush_pending() -> None:

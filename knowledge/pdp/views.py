@@ -103,7 +103,7 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
 
         etag = found.etag
         headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-        if _etag_matches(request.headers.get("If-None-Match", ""), etag):
+        if _etag_matches(request.META.get("HTTP_IF_NONE_MATCH", ""), etag):
             not_modified = HttpResponseNotModified()  # no body, no Content-Type
             for name, value in headers.items():
                 not_modified[name] = value

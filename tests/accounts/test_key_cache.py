@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
+import psycopg
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from django.test import override_settings
 
 from accounts.authentication import REVOKED_KEY
+from accounts.key_cache import MAX_AGE_SECONDS, api_key_lookup
 from accounts.services import api_key_revoke
 from tests.factories import ChatFactory
 from tests.server import start_server
@@ -43,6 +47,23 @@ def test_revocation_in_this_process_is_immediate(tenant):
     response = tenant.client.get("/v1/chats/x")
     assert response.status_code == 401
     assert response.json() == {"message": REVOKED_KEY}
+
+
+@pytest.mark.django_db
+@override_settings(API_KEY_CACHE_SECONDS=1)
+def test_cached_instances_are_saved_as_loaded_rows(tenant):
+    # Made from cached values (assistant_api/model_rows.py), they update their rows: an
+    # instance taken for a new one would INSERT its primary key again and fail.
+    from accounts.models import Organization
+
+    api_key_lookup(prefix=tenant.api_key.prefix)
+    cached = api_key_lookup(prefix=tenant.api_key.prefix)
+    cached.organization.name = "Renamed by a cached instance"
+    cached.organization.save()
+    cached.save()
+
+    assert Organization.objects.get(pk=tenant.organization.pk).name == cached.organization.name
+    assert cached.organization is cached.organization  # cached relation, no query
 
 
 @pytest.mark.django_db
@@ -86,3 +107,60 @@ def test_a_key_revoked_elsewhere_is_refused_by_every_worker_within_a_second(
         # Then one second later no worker accepts it
         time.sleep(max(0.0, revoked_at + 1.0 - time.monotonic()))
         assert statuses() == {401}
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="holds a PostgreSQL table lock")
+def test_while_one_request_rereads_a_stale_key_the_others_keep_the_entry(tenant):
+    prefix = tenant.api_key.prefix
+    with override_settings(API_KEY_CACHE_SECONDS=0.05):
+        api_key_lookup(prefix=prefix)
+        time.sleep(0.06)  # the entry is stale now
+
+        # Another session holds the key table, so the re-read waits on it.
+        with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+            locker.execute("LOCK TABLE accounts_apikey IN ACCESS EXCLUSIVE MODE")
+            rereading = _lookup_in_thread(prefix)
+            _wait_for_a_blocked_query()
+
+            # Other requests are served the entry meanwhile, without waiting for the lock
+            served = _lookup_in_thread(prefix)
+            served.join(timeout=2)
+            assert not served.is_alive()
+
+            # but never once it is a second old (contract §2): then they read the row too
+            time.sleep(max(0.0, MAX_AGE_SECONDS - 0.05))
+            late = _lookup_in_thread(prefix)
+            late.join(timeout=0.3)
+            assert late.is_alive()
+            locker.rollback()
+
+        for thread in (rereading, served, late):
+            thread.join(timeout=10)
+            assert not thread.is_alive()
+
+
+def _lookup_in_thread(prefix: str) -> threading.Thread:
+    def lookup() -> None:
+        try:
+            api_key_lookup(prefix=prefix)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=lookup, daemon=True)
+    thread.start()
+    return thread
+
+
+def _wait_for_a_blocked_query() -> None:
+    deadline = time.monotonic() + 10
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                " AND datname = current_database()"
+            )
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.01)
+    raise AssertionError("the re-read never waited on the lock")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import httpx
@@ -106,3 +108,67 @@ def test_opening_an_event_stream_counts_against_the_key():
     assert refused.status_code == 429
     assert refused.json() == {"message": RATE_LIMITED}
     assert int(refused.headers["Retry-After"]) >= 1
+
+
+def test_a_limited_request_costs_redis_one_command():
+    tenant = make_tenant()
+    port = free_port()
+    with redis_server(port) as redis_url:
+        with start_server(REDIS_URL=redis_url, RATE_LIMIT_PER_KEY="1000/min") as server:
+            assert statuses(server.url, tenant.key, 5) == [404] * 5
+        stats = subprocess.run(
+            ["redis-cli", "-p", str(port), "info", "commandstats"], capture_output=True, text=True
+        ).stdout
+
+    # Per request one EVALSHA, which adds one (INCR) and gives the window's first count its
+    # expiry (EXPIRE; twice if the minute turned meanwhile); the script is loaded once, after
+    # the first EVALSHA found it missing. PING and INFO are this test's own.
+    calls = _command_calls(stats)
+    assert calls.pop("evalsha") == (6, 1)  # (calls, of which failed)
+    assert calls.pop("expire")[0] in (1, 2)
+    assert {name: count for name, (count, _) in calls.items() if name not in ("ping", "info")} == {
+        "script|load": 1,
+        "incr": 5,
+    }
+
+
+def _command_calls(stats: str) -> dict[str, tuple[int, int]]:
+    """`INFO commandstats` as {command: (calls, failed calls)}."""
+    return {
+        name: (int(calls), int(failed))
+        for name, calls, failed in re.findall(
+            r"^cmdstat_([\w|]+):calls=(\d+),.*failed_calls=(\d+)", stats, re.MULTILINE
+        )
+    }
+
+
+def test_requests_at_the_same_moment_share_round_trips_and_the_limit_stays_exact():
+    tenant = make_tenant()
+    port = free_port()
+    burst, limit = 60, 25
+    with redis_server(port) as redis_url:
+        env = {"REDIS_URL": redis_url, "RATE_LIMIT_PER_KEY": f"{limit}/min"}
+        with (
+            start_server(WEB_CONCURRENCY="1", **env) as server,
+            httpx.Client(
+                base_url=server.url,
+                headers={"x-api-key": tenant.key},
+                timeout=30,
+                limits=httpx.Limits(max_connections=burst),
+            ) as client,
+            ThreadPoolExecutor(burst) as pool,
+        ):
+            # Given a worker with every connection open, when all send at once
+            list(pool.map(lambda _: client.get("/healthz"), range(burst)))
+            statuses = list(pool.map(lambda _: client.get("/v1/chats/x").status_code, range(burst)))
+        stats = subprocess.run(
+            ["redis-cli", "-p", str(port), "info", "commandstats"], capture_output=True, text=True
+        ).stdout
+
+    # Then exactly the limit is served and the rest refused
+    assert statuses.count(404) == limit
+    assert statuses.count(429) == burst - limit
+    # with every count made in Redis, in fewer transactions than requests
+    calls = _command_calls(stats)
+    assert calls["incr"][0] == burst
+    assert calls["evalsha"][0] < burst
