@@ -62,7 +62,7 @@ def quota_state(*, organization: Organization, now: dt.datetime | None = None) -
     )
 
 
-def quota_consume_message(*, organization_id: uuid.UUID, chatbot_id: uuid.UUID) -> QuotaState:
+def quota_consume_message(*, organization_id: uuid.UUID, chatbot_id: uuid.UUID) -> None:
     """Counts one user message, or raises 429 when the month's quota is used up.
 
     Must run inside the transaction that stores the message, so a refusal stores nothing.
@@ -79,14 +79,12 @@ def quota_consume_message(*, organization_id: uuid.UUID, chatbot_id: uuid.UUID) 
         .get(pk=organization_id)
     )
     now = timezone.now()
-    state = quota_state(organization=organization, now=now)
-    if state.limit is not None and state.used >= state.limit:
-        retry_after = math.ceil((state.resets_at - now).total_seconds())
-        raise TooManyRequestsError(QUOTA_REACHED, retry_after=retry_after)
+    if organization.monthly_quota is not None:  # unlimited: nothing to sum
+        state = quota_state(organization=organization, now=now)
+        if state.limit is not None and state.used >= state.limit:
+            retry_after = math.ceil((state.resets_at - now).total_seconds())
+            raise TooManyRequestsError(QUOTA_REACHED, retry_after=retry_after)
     usage_add(organization_id=organization_id, chatbot_id=chatbot_id, messages=1, day=now.date())
-    return QuotaState(
-        month=state.month, used=state.used + 1, limit=state.limit, resets_at=state.resets_at
-    )
 
 
 def usage_add(

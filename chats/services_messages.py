@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
@@ -29,7 +27,7 @@ from chats.idempotency import (
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from knowledge.engines import engine_for
-from knowledge.engines.base import EngineError, ReplyRequest
+from knowledge.engines.base import Engine, EngineError, ReplyRequest, answers_at_once
 from knowledge.models import Store
 
 logger = logging.getLogger(__name__)
@@ -144,32 +142,6 @@ def message_create(
     return outcome
 
 
-@contextmanager
-def fast_event_commits() -> Iterator[None]:
-    """While the engine runs, PostgreSQL commits events without waiting for the disk.
-
-    Each event is its own transaction (§5); waiting for the WAL flush of a dozen of them
-    would add milliseconds to every reply. With `synchronous_commit` off a server crash can
-    lose the last fraction of a second of events (never corrupt anything); the reply
-    message itself is stored after this block, with the normal durable commit.
-    """
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO off")
-    try:
-        yield
-    finally:
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("RESET synchronous_commit")
-        except DATABASE_ERRORS:
-            # The database went away: the pool discards the broken connection, so no request
-            # inherits the setting; the error that matters is the one raised inside the block.
-            connection.close()
-
-
 def message_history(*, chat: Chat, before: Message) -> list[Message]:
     """The latest messages before `before`, oldest first."""
     recent = Message.objects.filter(chat=chat, seq__lt=before.seq).order_by("-seq")
@@ -236,8 +208,13 @@ def assistant_reply(
     """
     publisher = EventPublisher(chat_id=chat.id)
     try:
+        chatbot = Chatbot.objects.get(pk=chat.chatbot_id)
+        engine = engine_for(chatbot)
+        publisher.buffered = answers_at_once(engine)
         return reply_run(
             organization=organization,
+            chatbot=chatbot,
+            engine=engine,
             chat=chat,
             user_message=user_message,
             store=store,
@@ -257,11 +234,16 @@ def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
     """
     deadline = time.monotonic() + FAILED_EVENT_RETRY_SECONDS
     delay = 0.25
+    first_try = True
     while True:
         if not connection.in_atomic_block:
             connection.close()  # the pool drops a broken connection; the next query gets a new one
         try:
-            publisher.failed(ASSISTANT_FAILED)
+            if first_try:
+                first_try = False
+                publisher.failed(ASSISTANT_FAILED)
+            else:
+                publisher.flush()  # the failed event, and any before it, are still pending
             return
         except DATABASE_ERRORS:
             if time.monotonic() + delay >= deadline:
@@ -274,13 +256,14 @@ def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
 def reply_run(
     *,
     organization: Organization,
+    chatbot: Chatbot,
+    engine: Engine,
     chat: Chat,
     user_message: Message,
     store: Store | None,
     publisher: EventPublisher,
 ) -> Outcome:
     """The engine's reply stored as the answer (201), or its failure ended with `failed` (503)."""
-    chatbot = Chatbot.objects.get(pk=chat.chatbot_id)
     request = ReplyRequest(
         organization=organization,
         chatbot=chatbot,
@@ -290,17 +273,17 @@ def reply_run(
         current_url=user_message.current_url,
         store=store,
     )
-    with fast_event_commits():
-        try:
-            reply = engine_for(chatbot).reply(request, publisher)
-        except DATABASE_ERRORS:
-            raise  # not the engine's failure: assistant_reply waits for the database
-        except Exception as exc:
-            # Any engine failure, expected or not, leaves the user's message stored (§4).
-            logger.exception("assistant engine failed for chat %s", chat.id)
-            failed = str(exc) if isinstance(exc, EngineError) and str(exc) else ASSISTANT_FAILED
-            publisher.failed(failed)
-            return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
+    try:
+        reply = engine.reply(request, publisher)
+    except DATABASE_ERRORS:
+        raise  # not the engine's failure: assistant_reply waits for the database
+    except Exception as exc:
+        # Any engine failure, expected or not, leaves the user's message stored (§4).
+        logger.exception("assistant engine failed for chat %s", chat.id)
+        failed = str(exc) if isinstance(exc, EngineError) and str(exc) else ASSISTANT_FAILED
+        publisher.failed(failed)
+        return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
+    publisher.flush()  # an engine that ended without `completed`: still nothing is lost
 
     answer = Message.objects.create(
         chat=chat,

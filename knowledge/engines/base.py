@@ -39,3 +39,11 @@ class Engine(Protocol):
     def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
         """Answers the message, publishing typing, tool, chunk and completed events."""
         ...
+
+
+def answers_at_once(engine: Engine) -> bool:
+    """Whether the engine replies within milliseconds, with no network call and no pause, so
+    its events may be written together when the reply ends (EventPublisher's `buffered`).
+
+    An engine says so with a true `answers_at_once` attribute; any other publishes live."""
+    return bool(getattr(engine, "answers_at_once", False))

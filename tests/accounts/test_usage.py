@@ -7,6 +7,7 @@ import datetime as dt
 import io
 
 import pytest
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import DailyUsage
@@ -58,13 +59,41 @@ def test_usage_endpoint_needs_a_key(anonymous):
     assert anonymous.get("/v1/usage").status_code == 401
 
 
-def test_chat_creation_is_recorded(tenant):
-    tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
-    tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
-    row = DailyUsage.objects.get(
-        organization=tenant.organization, chatbot=tenant.chatbot, day=today()
+def usage_rows(tenant) -> list[tuple]:
+    return list(
+        DailyUsage.objects.filter(organization=tenant.organization)
+        .order_by(F("chatbot__name").asc(nulls_last=True))
+        .values_list("chatbot_id", "day", "messages", "chats", "pdp_requests")
     )
-    assert row.chats == 2
+
+
+def test_chat_creation_is_recorded(tenant):
+    bot = tenant.chatbot.id
+    # The day's first chat creates the usage row
+    tenant.client.post("/v1/chats", {"chatbotId": str(bot)}, format="json")
+    assert usage_rows(tenant) == [(bot, today(), 0, 1, 0)]
+
+    # and the next ones add to it
+    tenant.client.post("/v1/chats", {"chatbotId": str(bot)}, format="json")
+    assert usage_rows(tenant) == [(bot, today(), 0, 2, 0)]
+
+
+def test_chat_creation_adds_to_the_chatbots_row_only(tenant):
+    # Given a day with messages of the chatbot and unbound usage (PDP requests)
+    record(tenant, today(), 5)
+    DailyUsage.objects.create(organization=tenant.organization, day=today(), pdp_requests=3)
+    second_bot = ChatbotFactory(organization=tenant.organization, name="zz second")
+
+    # When a chat of each chatbot is created
+    for chatbot in (tenant.chatbot, second_bot):
+        tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
+
+    # Then each chatbot's row counts its chat, and the other figures are kept
+    assert usage_rows(tenant) == [
+        (tenant.chatbot.id, today(), 5, 1, 0),
+        (second_bot.id, today(), 0, 1, 0),
+        (None, today(), 0, 0, 3),
+    ]
 
 
 def test_usage_page_shows_progress_and_charts(operator_client, tenant):
@@ -132,6 +161,7 @@ def test_support_cannot_see_usage(support_client, tenant):
 def test_usage_chart_is_drawn_in_a_browser(live, tenant):
     from django.contrib.auth.models import User
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.wait import WebDriverWait
 
     User.objects.create_superuser("chart-admin", "a@example.com", "chart-password-1")
     tenant.organization.monthly_quota = 50
@@ -144,9 +174,13 @@ def test_usage_chart_is_drawn_in_a_browser(live, tenant):
         browser.find_element(By.NAME, "username").send_keys("chart-admin")
         browser.find_element(By.NAME, "password").send_keys("chart-password-1")
         browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+        # click() returns before the login response sets the session cookie; navigating away
+        # at once can leave the next page anonymous (redirected back to the login form).
+        WebDriverWait(browser, 15).until(lambda driver: "/login/" not in driver.current_url)
         browser.get(f"{live.url}/admin/accounts/organization/{tenant.organization.pk}/usage/")
 
         charts = browser.find_elements(By.CSS_SELECTOR, "svg.usage-chart")
+        assert charts, f"no chart at {browser.current_url}"
         drawn_bars = [
             bar
             for bar in charts[0].find_elements(By.CSS_SELECTOR, "rect.bar")

@@ -7,11 +7,9 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import ApiKey
-from chats.events import EventPublisher
 from chats.models import Event, Message
 from chats.selectors import CHAT_NOT_FOUND
 from chats.services_messages import ASSISTANT_FAILED, UNKNOWN_STORE
@@ -277,15 +275,16 @@ def test_post_query_count(shop, settings, django_assert_num_queries):
     # The key's last use is written at most once a minute: make sure it is not due now.
     ApiKey.objects.filter(organization=shop.organization).update(last_used_at=timezone.now())
 
-    # Then a reply costs a fixed number of queries plus what publishing its events costs
-    with CaptureQueriesContext(connection) as one_event:
-        EventPublisher(chat_id=warm).typing()
-    per_event = len(one_event)
-    with django_assert_num_queries(FIXED_QUERIES + events * per_event):
+    # Then a reply costs a fixed number of queries, and its events are written together: one
+    # statement on PostgreSQL (SQLite: each row, between a savepoint and its release)
+    assert events >= 6
+    event_writes = 1 if connection.vendor == "postgresql" else events + 2
+    with django_assert_num_queries(FIXED_QUERIES + event_writes):
         response = shop.say(chat_id, "laptops under 1500")
     assert response.status_code == 201
 
 
-# key, chat, user message transaction (savepoint, quota read, usage update, insert, release),
-# chatbot, history, catalog import stamp, search, answer insert (a home page needs no lookup)
-FIXED_QUERIES = 13
+# key, chat, user message transaction (savepoint, quota read, usage update, insert, release;
+# the organization has no quota, so no monthly sum), chatbot, history, catalog import stamp,
+# search, answer insert (a home page needs no lookup)
+FIXED_QUERIES = 12

@@ -31,9 +31,9 @@ def stream_url(live, chat, path=PATHS[0]) -> str:
     return live.url + path.format(chat.id)
 
 
-def publish_reply(chat, text_chunks: list[str]) -> list[Event]:
+def publish_reply(chat, text_chunks: list[str], *, buffered: bool = False) -> list[Event]:
     """The events of one reply with one tool call, as an engine publishes them."""
-    publisher = EventPublisher(chat_id=chat.id)
+    publisher = EventPublisher(chat_id=chat.id, buffered=buffered)
     events = [publisher.typing()]
     args = {"query": "rain jacket"}
     events.append(publisher.tool_started("search_products", args))
@@ -47,13 +47,15 @@ def is_final(payload: dict) -> bool:
     return payload["status"] != "inProgress" and "toolName" not in payload
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_stream_sends_a_reply_framed_in_commit_order(live, tenant, path):
+@pytest.mark.parametrize(
+    ("path", "buffered"), [(PATHS[0], False), (PATHS[1], False), (PATHS[0], True)]
+)
+def test_stream_sends_a_reply_framed_in_commit_order(live, tenant, path, buffered):
     # Given an open stream on a chat
     chat = ChatFactory(organization=tenant.organization, chatbot=tenant.chatbot)
     with StreamReader(stream_url(live, chat, path), {"x-api-key": tenant.key}) as reader:
-        # When a reply is published
-        published = publish_reply(chat, ["Our ", "rain jackets ", "are here."])
+        # When a reply is published (live, or written whole as the catalog engine does)
+        published = publish_reply(chat, ["Our ", "rain jackets ", "are here."], buffered=buffered)
 
         # Then every event arrives once, in order, with id = eventId
         received = reader.events_until(is_final)

@@ -11,6 +11,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from django.conf import settings
+
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
@@ -89,6 +91,11 @@ def about_page(u: Understanding, page: Product) -> Understanding:
 
 class CatalogEngine:
     """The default engine (contract §8): only catalog products, prices and stock, no network."""
+
+    @property
+    def answers_at_once(self) -> bool:
+        # Paced chunks (a UI's typing effect) spread the reply over time: then each goes live.
+        return settings.ASSISTANT_STREAM_CHUNK_DELAY_MS <= 0
 
     def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
         publisher.typing()

@@ -1,0 +1,82 @@
+"""EventPublisher's buffered mode: a fast engine's events are written together, at its end."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from django.db import OperationalError, connection
+
+from chats.events import EventPublisher
+from chats.models import Event
+from tests.factories import ChatFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("last", ["completed", "failed"])
+def test_buffered_events_are_written_when_the_reply_ends(tenant, last, django_assert_num_queries):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id, buffered=True)
+    published = [publisher.typing()]
+    args = {"query": "tent"}
+    published.append(publisher.tool_started("search_products", args))
+    published.append(publisher.tool_finished("search_products", args, {"products": []}))
+    published.append(publisher.chunk("Here "))
+    assert not Event.objects.filter(chat=chat).exists()
+
+    writes = 1 if connection.vendor == "postgresql" else len(published) + 3  # savepoint pair
+    with django_assert_num_queries(writes):
+        published.append(getattr(publisher, last)("Here they are."))
+
+    stored = list(Event.objects.filter(chat=chat).order_by("seq"))
+    assert [event.seq for event in stored] == [event.seq for event in published]
+    assert [event.seq for event in stored] == sorted({event.seq for event in stored})
+    assert [(e.status, e.tool_name, e.content) for e in stored] == [
+        ("inProgress", "", None),
+        ("inProgress", "search_products", None),
+        ("completed", "search_products", None),
+        ("inProgress", "", "Here "),
+        ("completed" if last == "completed" else "failed", "", "Here they are."),
+    ]
+    assert stored[2].tool_response == {"products": []}
+    assert publisher.pending == []
+
+
+def test_unbuffered_events_are_written_one_by_one(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id)
+    publisher.typing()
+    assert Event.objects.filter(chat=chat).count() == 1
+    publisher.chunk("Hi")
+    assert Event.objects.filter(chat=chat).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="holds a PostgreSQL table lock")
+def test_a_buffered_reply_whose_end_cannot_be_written_ends_in_failed_only(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id, buffered=True)
+    publisher.typing()
+    publisher.chunk("Here ")
+
+    # Given a database that refuses the write of the reply's end (the table is locked)
+    with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+        locker.execute("LOCK TABLE chats_event IN ACCESS EXCLUSIVE MODE")
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '50ms'")
+        with pytest.raises(OperationalError):
+            publisher.completed("Here they are.")
+        locker.rollback()
+    with connection.cursor() as cursor:
+        cursor.execute("RESET lock_timeout")
+
+    # When the reply is ended as failed once the database takes writes again
+    publisher.failed("The assistant could not complete the response")
+
+    # Then the stream's events are the reply's beginning and its failure, never `completed`
+    stored = [(e.status, e.content) for e in Event.objects.filter(chat=chat).order_by("seq")]
+    assert stored == [
+        ("inProgress", None),
+        ("inProgress", "Here "),
+        ("failed", "The assistant could not complete the response"),
+    ]
