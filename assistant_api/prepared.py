@@ -7,7 +7,8 @@ joins) and its converters still turn the rows into model instances, so a prepare
 returns exactly what the queryset would.
 
 Only plain querysets of one model (filters, ordering, annotations; no select_related,
-prefetch, defer) are supported; anything else fails loudly when first compiled.
+prefetch, defer) are supported, returning model instances or, after `values_list()`, tuples;
+anything else fails loudly when first compiled.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from django.db import connections, router
 from django.db.models import Field, Model, QuerySet
+from django.db.models.query import ModelIterable, ValuesListIterable
 
 Builder = Callable[..., QuerySet]
 
@@ -29,7 +31,7 @@ class _Compiled:
     sql: str
     params: list[Any]  # constants of the query; positions in `slots` are replaced per run
     slots: list[tuple[int, str, Field]]  # (position, parameter name, field that prepares it)
-    model: type[Model]
+    model: type[Model] | None  # None: rows stay tuples (a values_list queryset)
     init_list: list[str]  # attnames of the model's columns, in select order
     model_columns: slice
     annotations: dict[str, int]  # annotation name -> column position
@@ -55,7 +57,8 @@ class PreparedQuery:
         self._compiled: dict[str, _Compiled] = {}
 
     def fetch(self, *, limit: int | None = None, offset: int = 0, **values: Any) -> list[Any]:
-        """The model instances of the query for `values` (annotations set on each)."""
+        """The model instances of the query for `values` (annotations set on each), or the
+        tuples of a values_list query."""
         if self._model is None:
             self._model = self.build(**self._sentinels()).model
         alias = router.db_for_read(self._model)
@@ -75,7 +78,12 @@ class PreparedQuery:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
             rows = cursor.fetchall()
-        return [self._instance(compiled, row, connection) for row in rows]
+        model = compiled.model
+        if model is None:
+            if not compiled.converters:
+                return rows
+            return [self._converted(compiled, row, connection) for row in rows]
+        return [self._instance(compiled, model, row, connection) for row in rows]
 
     def _sentinels(self) -> dict[str, Any]:
         return {name: _sentinel(field) for name, field in self.fields.items()}
@@ -90,6 +98,10 @@ class PreparedQuery:
             raise ValueError("prepared queries support plain querysets of one model only")
         if query.low_mark or query.high_mark is not None:
             raise ValueError("slice with fetch(limit=, offset=), not in the queryset")
+        # Plain tuples or model instances; namedtuples, dicts and flat lists are not supported.
+        as_rows = queryset._iterable_class is ValuesListIterable
+        if not as_rows and queryset._iterable_class is not ModelIterable:
+            raise ValueError("prepared queries return model instances or values_list tuples")
         compiler = query.get_compiler(using=alias)
         sql, params = compiler.as_sql()
         prepared = {
@@ -104,14 +116,25 @@ class PreparedQuery:
         if {name for _, name, _ in slots} != set(self.fields):
             raise ValueError("every parameter must appear in the query exactly as given")
         select, klass_info = compiler.select, compiler.klass_info
-        columns = klass_info["select_fields"]
-        model_columns = slice(columns[0], columns[-1] + 1)
         converters = [
             (position, convs, expression)
             for position, (convs, expression) in compiler.get_converters(
                 [column[0] for column in select]
             ).items()
         ]
+        if as_rows:
+            return _Compiled(
+                sql=sql,
+                params=list(params),
+                slots=slots,
+                model=None,
+                init_list=[],
+                model_columns=slice(0),
+                annotations={},
+                converters=converters,
+            )
+        columns = klass_info["select_fields"]
+        model_columns = slice(columns[0], columns[-1] + 1)
         return _Compiled(
             sql=sql,
             params=list(params),
@@ -124,18 +147,20 @@ class PreparedQuery:
         )
 
     @staticmethod
-    def _instance(compiled: _Compiled, row: tuple, connection) -> Model:
+    def _converted(compiled: _Compiled, row: tuple, connection) -> tuple:
+        values = list(row)
+        for position, convs, expression in compiled.converters:
+            value = values[position]
+            for converter in convs:
+                value = converter(value, expression, connection)
+            values[position] = value
+        return tuple(values)
+
+    @classmethod
+    def _instance(cls, compiled: _Compiled, model: type[Model], row: tuple, connection) -> Model:
         if compiled.converters:
-            values = list(row)
-            for position, convs, expression in compiled.converters:
-                value = values[position]
-                for converter in convs:
-                    value = converter(value, expression, connection)
-                values[position] = value
-            row = tuple(values)
-        instance = compiled.model.from_db(
-            connection.alias, compiled.init_list, row[compiled.model_columns]
-        )
+            row = cls._converted(compiled, row, connection)
+        instance = model.from_db(connection.alias, compiled.init_list, row[compiled.model_columns])
         for name, position in compiled.annotations.items():
             setattr(instance, name, row[position])
         return instance

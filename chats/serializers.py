@@ -5,15 +5,20 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import orjson
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assistant_api.fields import StrictUUIDField
 from chats.models import Chat, Message
+from chats.selectors import MessageRow
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 
 MAX_MESSAGE_CHARS = 4000
 MAX_URL_CHARS = 2048
+# The stored values MessageOutput leaves out (null, false, 0, "", [], {}), as jsonb or
+# json.dumps writes them, are shorter than this; longer text is never empty.
+_SHORT_JSON = 16
 
 
 def iso_timestamp(value: dt.datetime) -> str:
@@ -66,15 +71,22 @@ class ChatOutput(serializers.ModelSerializer):
         fields = ["id", "chatbotId", "userId", "organizationId", "createdAt"]
 
     def to_representation(self, instance: Chat) -> dict[str, Any]:
-        # The declared fields document the shape (OpenAPI); building them for every response
-        # cost more CPU than the chat's query (issue 9), so the body is written directly.
-        return {
-            "id": str(instance.id),
-            "chatbotId": str(instance.chatbot_id),
-            "userId": str(instance.user_id),
-            "organizationId": str(instance.organization_id),
-            "createdAt": iso_timestamp(instance.created_at),
-        }
+        return chat_body(instance)
+
+
+def chat_body(chat: Chat) -> dict[str, Any]:
+    """A Chat as the API writes it; ChatOutput's fields document the shape (OpenAPI).
+
+    The views call this rather than ChatOutput(chat).data: making a serializer per response
+    cost a cached GET chat more than its lookup (issue 9).
+    """
+    return {
+        "id": str(chat.id),
+        "chatbotId": str(chat.chatbot_id),
+        "userId": str(chat.user_id),
+        "organizationId": str(chat.organization_id),
+        "createdAt": iso_timestamp(chat.created_at),
+    }
 
 
 @extend_schema_serializer(component_name="Location")
@@ -130,18 +142,64 @@ class MessageOutput(serializers.ModelSerializer):
         fields = ["id", "chatId", "type", "content", "suggestions", "products", "createdAt"]
 
     def to_representation(self, instance: Message) -> dict[str, Any]:
-        # Snapshots are stored in their output shape; optional parts appear only when present.
-        body: dict[str, Any] = {
-            "id": str(instance.uuid),
-            "chatId": str(instance.chat_id),
-            "type": instance.type,
-            "content": instance.content,
-        }
-        if instance.suggestions:
-            body["suggestions"] = instance.suggestions
-        if instance.products:
-            body["products"] = instance.products
         # Not self.fields[...]: that builds every declared field (nested products too) per
-        # request, a third of a history page's CPU time (issue 9).
-        body["createdAt"] = iso_timestamp(instance.created_at)
-        return body
+        # request, a third of a history page's CPU time (issue 9). Snapshots are stored in
+        # their output shape.
+        return message_body(
+            id=str(instance.uuid),
+            chat_id=str(instance.chat_id),
+            type=instance.type,
+            content=instance.content,
+            suggestions=instance.suggestions,
+            products=instance.products,
+            created_at=iso_timestamp(instance.created_at),
+        )
+
+
+def message_body(
+    *,
+    id: str,
+    chat_id: str,
+    type: str,
+    content: str,
+    suggestions: Any,
+    products: Any,
+    created_at: str,
+) -> dict[str, Any]:
+    """A Message as the API writes it (contract §4): `suggestions` and `products` only when
+    the reply has some (None and empty values are left out)."""
+    body: dict[str, Any] = {"id": id, "chatId": chat_id, "type": type, "content": content}
+    if suggestions:
+        body["suggestions"] = suggestions
+    if products:
+        body["products"] = products
+    body["createdAt"] = created_at
+    return body
+
+
+def message_row_output(row: MessageRow, *, chat_id: str) -> dict[str, Any]:
+    """A Message of a history page, as MessageOutput writes it, from a row in response form.
+
+    The snapshots' stored JSON text goes into the body as it is (orjson.Fragment): decoding it
+    to encode it again was the largest cost of a page (issue 9). Keys, their order and values
+    are the stored ones, as before; only the spelling is the database's: jsonb's white space
+    (`{"a": 1, "b": [2, 3]}`), and on SQLite json.dumps' `\\u` escapes.
+    """
+    return message_body(
+        id=row.id,
+        chat_id=chat_id,
+        type=row.type,
+        content=row.content,
+        suggestions=_stored_json(row.suggestions_json),
+        products=_stored_json(row.products_json),
+        created_at=row.created_at,
+    )
+
+
+def _stored_json(text: str | None) -> Any:
+    """The stored JSON for the body, or None where message_body leaves it out (empty)."""
+    if text is None:
+        return None
+    if len(text) < _SHORT_JSON:
+        return orjson.loads(text) or None
+    return orjson.Fragment(text)

@@ -14,7 +14,14 @@ from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from chats.idempotency import idempotency_key_clean
 from chats.pagination import envelope, page_params
 from chats.selectors import chat_get, message_page
-from chats.serializers import ChatCreateInput, ChatOutput, MessageCreateInput, MessageOutput
+from chats.serializers import (
+    ChatCreateInput,
+    ChatOutput,
+    MessageCreateInput,
+    MessageOutput,
+    chat_body,
+    message_row_output,
+)
 from chats.services import chat_create
 from chats.services_messages import message_create
 
@@ -43,7 +50,7 @@ class ChatViewSet(viewsets.GenericViewSet):
             user_id=data.get("userId"),
         )
         return Response(
-            ChatOutput(chat).data,
+            chat_body(chat),
             status=status.HTTP_201_CREATED,
             headers={"Location": f"/v1/chats/{chat.id}"},
         )
@@ -56,7 +63,7 @@ class ChatViewSet(viewsets.GenericViewSet):
     )
     def retrieve(self, request: Request, chatId: str) -> Response:
         chat = chat_get(organization=request_organization(request), chat_id=chatId)
-        return Response(ChatOutput(chat).data)
+        return Response(chat_body(chat))
 
 
 class ChatMessageViewSet(viewsets.GenericViewSet):
@@ -72,7 +79,8 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         chat = chat_get(organization=request_organization(request), chat_id=chatId)
         page, size = page_params(request.query_params)
         found = message_page(chat=chat, page=page, size=size)
-        items = list(MessageOutput(found.items, many=True).data)
+        chat_id = str(chat.pk)
+        items = [message_row_output(row, chat_id=chat_id) for row in found.items]
         return Response(envelope(items, page=page, size=size, total_items=found.total_items))
 
     @extend_schema(
@@ -86,7 +94,7 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         summary="Add Message to Chat",
     )
     def create(self, request: Request, chatId: str) -> Response:
-        chat = chat_get(organization=request_organization(request), chat_id=chatId)
+        chat = chat_get(organization=request_organization(request), chat_id=chatId, fresh=True)
         data = validated(MessageCreateInput, request.data)
         outcome = message_create(
             organization=request_organization(request),

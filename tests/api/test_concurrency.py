@@ -9,7 +9,9 @@ import httpx
 import pytest
 from django.conf import settings
 from django.db import connection
+from django.db.models import Sum
 
+from accounts.models import DailyUsage
 from tests.factories import ChatFactory
 
 pytestmark = pytest.mark.e2e
@@ -74,3 +76,6 @@ def test_200_concurrent_chat_creations_get_distinct_ids(live, tenant):
     responses = burst(live, [request] * BURST)
     assert [r.status_code for r in responses] == [201] * BURST
     assert len({r.json()["id"] for r in responses}) == BURST
+    # Every one counted, though they raced to create the day's usage row
+    counted = DailyUsage.objects.filter(organization=tenant.organization, chatbot=tenant.chatbot)
+    assert counted.aggregate(chats=Sum("chats"))["chats"] == BURST

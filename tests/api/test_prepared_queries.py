@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from django.db.models import Count, Window
+from django.db.models import Count, TextField, Window
+from django.db.models.functions import Cast, Upper
 
 from assistant_api.prepared import PreparedQuery
 from chats.models import Chat, Message
@@ -66,9 +67,32 @@ def test_two_parameters_of_one_type_keep_their_places(tenant, other_tenant):
     assert lookup.fetch(chat_id=chat.pk, organization_id=other_tenant.organization.pk) == []
 
 
+def test_values_list_rows_are_the_tuples_the_orm_makes(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory.create_batch(3, chat=chat, products=[{"gtin": "1", "price": 9.5}])
+    MessageFactory(chat=chat, suggestions=["a"])
+
+    def build(chat_id):
+        return (
+            Message.objects.filter(chat_id=chat_id)
+            .order_by("seq")
+            .values_list("uuid", Upper("type"), "products", Cast("suggestions", TextField()))
+        )
+
+    rows = PreparedQuery(build, chat_id=Message._meta.get_field("chat")).fetch(
+        chat_id=chat.pk, limit=3, offset=1
+    )
+
+    assert rows == list(build(chat.pk)[1:4])  # converters too: UUIDs, decoded JSON
+    assert rows[0][2] == [{"gtin": "1", "price": 9.5}] and rows[-1][3] == '["a"]'
+
+
 @pytest.mark.parametrize(
     "build",
     [
+        lambda chat_id: Message.objects.filter(chat_id=chat_id).values("uuid"),
+        lambda chat_id: Message.objects.filter(chat_id=chat_id).values_list("uuid", flat=True),
+        lambda chat_id: Message.objects.filter(chat_id=chat_id).values_list("uuid", named=True),
         lambda chat_id: Message.objects.filter(chat_id=chat_id).select_related("chat"),
         lambda chat_id: Message.objects.filter(chat_id=chat_id)[:5],
         lambda chat_id: Message.objects.all(),  # the parameter is not in the query

@@ -5,10 +5,12 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from django.db import connection
 
-from chats.models import Message
+from accounts.models import DailyUsage
+from chats.models import Chat, Message
 from chats.selectors import CHAT_NOT_FOUND
-from chats.services import CHATBOT_NOT_FOUND
+from chats.services import CHATBOT_NOT_FOUND, WHITESPACE
 from tests.factories import ChatbotFactory, ChatFactory
 
 pytestmark = pytest.mark.django_db
@@ -43,12 +45,42 @@ def test_null_user_id_counts_as_absent(tenant):
     assert uuid.UUID(response.json()["userId"])
 
 
+def test_created_chat_is_the_stored_one(tenant):
+    created = tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
+    assert tenant.client.get(f"/v1/chats/{created.json()['id']}").json() == created.json()
+
+
 def test_greeting_becomes_first_assistant_message(tenant):
     chatbot = ChatbotFactory(organization=tenant.organization, greeting="Welcome to the shop!")
     response = tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
 
     messages = list(Message.objects.filter(chat_id=response.json()["id"]))
     assert [(m.type, m.content) for m in messages] == [("assistant", "Welcome to the shop!")]
+    assert messages[0].created_at >= Chat.objects.get(pk=response.json()["id"]).created_at
+
+
+def test_greeting_is_trimmed_as_python_trims_it(tenant):
+    # Unicode spaces too: PostgreSQL trims the greeting in SQL, SQLite in Python
+    chatbot = ChatbotFactory(
+        organization=tenant.organization, greeting="\u3000\n Hello\tthere \xa0"
+    )
+    response = tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
+
+    messages = Message.objects.filter(chat_id=response.json()["id"])
+    assert [m.content for m in messages] == ["Hello\tthere"]
+
+
+@pytest.mark.parametrize("greeting", ["", " \n\t\u2003"])
+def test_blank_greeting_stores_no_message(tenant, greeting):
+    chatbot = ChatbotFactory(organization=tenant.organization, greeting=greeting)
+    response = tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
+
+    assert response.status_code == 201
+    assert not Message.objects.filter(chat_id=response.json()["id"]).exists()
+
+
+def test_whitespace_is_what_python_strips():
+    assert "".join(chr(c) for c in range(0x110000) if chr(c).isspace()) == WHITESPACE
 
 
 @pytest.mark.parametrize(
@@ -70,12 +102,15 @@ def test_invalid_body_is_422_with_field_errors(tenant, body):
     assert isinstance(response.json()["message"], str)
 
 
-def test_unknown_inactive_and_foreign_chatbots_are_404(tenant, other_tenant):
-    inactive = ChatbotFactory(organization=tenant.organization, is_active=False)
+def test_unknown_inactive_and_foreign_chatbots_are_404_and_write_nothing(tenant, other_tenant):
+    inactive = ChatbotFactory(organization=tenant.organization, is_active=False, greeting="Hi")
+    other_tenant.chatbot.greeting = "Hello"
+    other_tenant.chatbot.save()
     for chatbot_id in (uuid.uuid4(), inactive.id, other_tenant.chatbot.id):
         response = tenant.client.post("/v1/chats", {"chatbotId": str(chatbot_id)}, format="json")
         assert response.status_code == 404
         assert response.json() == {"message": CHATBOT_NOT_FOUND}
+    assert (Chat.objects.count(), Message.objects.count(), DailyUsage.objects.count()) == (0, 0, 0)
 
 
 def test_get_chat(tenant, django_assert_num_queries):
@@ -100,9 +135,13 @@ def test_other_organizations_chat_is_404(tenant, other_tenant):
     assert tenant.client.get(f"/v1/chats/{chat.id}/messages").status_code == 404
 
 
-def test_create_query_count(tenant, django_assert_num_queries):
-    tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
-    with django_assert_num_queries(
-        6
-    ):  # key, chatbot, insert, usage update, savepoint pair of atomic()
-        tenant.client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json")
+@pytest.mark.parametrize("greeting", ["", "Welcome!"])
+def test_create_query_count(tenant, django_assert_num_queries, greeting):
+    chatbot = ChatbotFactory(organization=tenant.organization, greeting=greeting)
+    tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
+    # PostgreSQL: key, then one statement (chatbot, chat, usage upsert, greeting). SQLite:
+    # key, savepoint pair of atomic(), chatbot, chat, usage update, greeting if any.
+    expected = 2 if connection.vendor == "postgresql" else 6 + bool(greeting)
+    with django_assert_num_queries(expected):
+        response = tenant.client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json")
+    assert response.status_code == 201
