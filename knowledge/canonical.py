@@ -27,7 +27,9 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
 
 # A URI never holds raw whitespace or control characters; browsers send them percent-encoded.
-_FORBIDDEN_IN_URL = re.compile(r"[\x00-\x20\x7f]")
+# Unicode's too (a no-break space, U+0085): strip() removes them at the ends, so one left
+# inside, say before a trailing slash, would make a second canonicalization differ.
+_FORBIDDEN_IN_URL = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
 _FORBIDDEN_IN_HOST = re.compile(r"[<>\"{}|\\^`]")
 
 
