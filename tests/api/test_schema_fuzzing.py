@@ -1,11 +1,13 @@
 """Schema fuzzing (issue 10, part 1): schemathesis against the schema the real server serves.
 
-Every operation of /v1/openapi.json gets valid and invalid requests (hypothesis, derandomized,
-a bounded number of examples); half of them are aimed at real rows (a real chatbot, chat,
-organization and product page) so the success paths run too, the others carry whatever key
-the generator made up. Then a stateful run follows the links from Create Chat to the chat's
-operations. Every response must be no 5xx, a documented status, the documented content type
-and match the documented body schema.
+Every operation of /v1/openapi.json gets one well-formed request, which must succeed, then
+valid and invalid requests (hypothesis, derandomized, a bounded number of examples); half of
+them are aimed at real rows (a real chatbot, chat, organization and product page) so the
+success paths run too, the others carry whatever key the generator made up. Which generated
+requests succeed depends on what the generator draws (its draws were not the same on every
+machine), so success is asserted for the well-formed request only. Then a stateful run follows
+the links from Create Chat to the chat's operations. Every response must be no 5xx, a
+documented status, the documented content type and match the documented body schema.
 
 `FUZZ_EXAMPLES` sets the examples per operation (default 25; CI's budget is minutes, not hours).
 """
@@ -56,6 +58,20 @@ OPERATION_IDS = [
     "getPdpQuestionSetBodyForm",
     "getUsage",
 ]
+# One well-formed request per operation (`aim` fills in the real rows), sent before the fuzzing:
+# whatever the generator draws, every run checks the documented success response.
+VALID_REQUESTS: dict[str, dict[str, Any]] = {
+    "createChat": {"body": {"chatbotId": ""}},
+    "getChat": {"path_parameters": {"chatId": ""}},
+    "listChatMessages": {"path_parameters": {"chatId": ""}, "query": {"page": 1, "size": 5}},
+    "addMessageToChat": {
+        "path_parameters": {"chatId": ""},
+        "body": {"message": "Do you have running shoes?", "currentUrl": ""},
+    },
+    "getPdpQuestionSet": {"path_parameters": {"organizationId": ""}, "query": {"url": ""}},
+    "getPdpQuestionSetBodyForm": {"body": {"organizationId": "", "url": ""}},
+    "getUsage": {},
+}
 HYPOTHESIS = {
     "deadline": None,
     "derandomize": True,
@@ -166,7 +182,11 @@ def test_operation_answers_valid_and_invalid_requests_as_documented(
         operation.as_strategy(data_generation_method=DataGenerationMethod.negative),
     )
     session = requests.Session()
-    seen: set[int] = set()
+    valid = operation.make_case(**VALID_REQUESTS[operation_id])
+    target.aim(valid)
+    response = valid.call(session=session, headers=target.headers, timeout=30)
+    assert response.status_code in {200, 201}, response.text
+    valid.validate_response(response, checks=CHECKS)
 
     @given(case=cases, aimed=st.booleans())
     @settings(max_examples=EXAMPLES, **HYPOTHESIS)
@@ -174,12 +194,9 @@ def test_operation_answers_valid_and_invalid_requests_as_documented(
         if aimed:
             target.aim(case)
         response = case.call(session=session, headers=target.headers if aimed else None, timeout=30)
-        seen.add(response.status_code)
         case.validate_response(response, checks=CHECKS)
 
     fuzz()
-    # The aimed half reached the operation's success path at least once.
-    assert seen & {200, 201}, seen
 
 
 def test_stateful_flows_from_create_chat_follow_the_links(fuzz_schema, target, django_db_blocker):
