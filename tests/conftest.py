@@ -94,7 +94,30 @@ def support_client(db) -> Client:
 
 
 @pytest.fixture(scope="session")
-def live_server_process(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+def committed_database(django_db_setup, django_db_blocker) -> Iterator[None]:
+    """The test database, for module fixtures that commit rows for a server process to read.
+
+    pytest-django creates it only when some selected test is marked `django_db` or uses `db`;
+    a selection of tests that use only committed rows would otherwise run on the configured
+    database. Then it is created here, and destroyed at the end of the session.
+    """
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+
+    if connection.settings_dict["NAME"] == connection.creation._get_test_db_name():
+        yield
+        return
+    with django_db_blocker.unblock():
+        created = setup_databases(verbosity=0, interactive=False, aliases={"default"})
+    try:
+        yield
+    finally:
+        with django_db_blocker.unblock():
+            teardown_databases(created, verbosity=0)
+
+
+@pytest.fixture(scope="session")
+def live_server_process(committed_database, django_db_blocker) -> Iterator[LiveServer]:
     """One real gunicorn server with gevent workers for the session, on the test database.
 
     Tests that use it need `transactional_db` so the server sees their committed rows.

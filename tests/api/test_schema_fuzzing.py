@@ -82,7 +82,7 @@ HYPOTHESIS = {
 
 
 @pytest.fixture(scope="module")
-def fuzz_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+def fuzz_server(committed_database, django_db_blocker) -> Iterator[LiveServer]:
     # Its own server without rate limits: hundreds of requests from one address would
     # otherwise be refused with 429 (and use up the shared server's public budget).
     with (

@@ -37,7 +37,7 @@ PDP = "https://demo-shop.example/products/essence-mascara-lash-princess-1"
 
 
 @pytest.fixture(scope="module")
-def shop(django_db_setup, django_db_blocker):
+def shop(committed_database, django_db_blocker):
     with imported_shop(django_db_blocker, "Messages Shop", DEMO_FILES) as imported:
         yield imported
 

@@ -17,7 +17,7 @@ BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
 
 
 @pytest.fixture(scope="module")
-def shop(django_db_setup, django_db_blocker):
+def shop(committed_database, django_db_blocker):
     with imported_shop(django_db_blocker, "Idempotency Shop", DEMO_FILES) as imported:
         yield imported
 

@@ -30,7 +30,7 @@ QUESTION = "Show me phones under 300"
 
 
 @pytest.fixture(scope="module")
-def paced_server(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+def paced_server(committed_database, django_db_blocker) -> Iterator[LiveServer]:
     with (
         django_db_blocker.unblock(),
         start_server(

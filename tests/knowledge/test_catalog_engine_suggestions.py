@@ -46,7 +46,7 @@ NOT_USEFUL = ("not sure I understood", "Which product do you mean", "couldn't fi
 
 
 @pytest.fixture(scope="module")
-def shops(django_db_setup, django_db_blocker):
+def shops(committed_database, django_db_blocker):
     with (
         imported_shop(django_db_blocker, "Suggestions Demo", DEMO_FILES) as demo,
         imported_shop(django_db_blocker, "Suggestions Fashion", FASHION_FILES) as fashion,

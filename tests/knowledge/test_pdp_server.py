@@ -26,7 +26,7 @@ POST_PATH = "/v1/knowledge/pdp-questions/public/get-questions"
 
 
 @pytest.fixture(scope="module")
-def workers_process(django_db_setup, django_db_blocker):
+def workers_process(committed_database, django_db_blocker):
     """A server with several worker processes: on SQLite one gevent worker runs each request
     to the end without switching, so only separate processes can race for the same URL."""
     with (

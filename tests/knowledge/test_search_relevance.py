@@ -99,7 +99,7 @@ CASES = [
 
 
 @pytest.fixture(scope="module")
-def demo_shop(django_db_setup, django_db_blocker):
+def demo_shop(committed_database, django_db_blocker):
     """The shared feed imported once for the module, rolled back at its end."""
     with django_db_blocker.unblock():
         atomic = transaction.atomic()

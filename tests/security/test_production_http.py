@@ -33,7 +33,7 @@ PRODUCTION = {
 
 
 @pytest.fixture(scope="module")
-def production(django_db_setup, django_db_blocker) -> Iterator[LiveServer]:
+def production(committed_database, django_db_blocker) -> Iterator[LiveServer]:
     with django_db_blocker.unblock(), start_server(**PRODUCTION) as server:
         yield server
 
