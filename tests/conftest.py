@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from django.conf import settings
 from django.test import Client
 from rest_framework.test import APIClient
 
@@ -15,6 +16,9 @@ from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
 from tests.factories import ChatbotFactory, OrganizationFactory
 from tests.server import LiveServer, start_server
+
+# Read before pytest-django points the settings at the test database.
+CONFIGURED_DATABASE = settings.DATABASES["default"]["NAME"]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -101,10 +105,9 @@ def committed_database(django_db_setup, django_db_blocker) -> Iterator[None]:
     a selection of tests that use only committed rows would otherwise run on the configured
     database. Then it is created here, and destroyed at the end of the session.
     """
-    from django.db import connection
     from django.test.utils import setup_databases, teardown_databases
 
-    if connection.settings_dict["NAME"] == connection.creation._get_test_db_name():
+    if settings.DATABASES["default"]["NAME"] != CONFIGURED_DATABASE:  # pytest-django made it
         yield
         return
     with django_db_blocker.unblock():
