@@ -9,6 +9,7 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import ApiKey, Organization
+from chats.models import Event
 from knowledge.models import Availability, ImportRun, Product, Store, StoreInventory
 from knowledge.search import SearchFilters, product_search
 
@@ -58,3 +59,28 @@ def test_seed_demo_again_keeps_the_catalog_and_issues_a_new_key():
     assert first["organizationId"] in text
     assert set(Product.objects.values_list("pk", flat=True)) == product_ids
     assert ApiKey.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_search_tool_counts_variants_of_a_product_once_as_the_reply_does(client):
+    # Given the demo shop, whose trail running shoe on sale comes in three sizes
+    result = json.loads(seed("--json").strip().splitlines()[-1])
+    headers = {"HTTP_X_API_KEY": result["apiKey"]}
+    chat = client.post(
+        "/v1/chats", {"chatbotId": result["chatbotId"]}, content_type="application/json", **headers
+    ).json()
+
+    # When a shopper asks for running shoes under 100
+    reply = client.post(
+        f"/v1/chats/{chat['id']}/messages",
+        {"message": "show me running shoes under 100", "currentUrl": "https://demo.example/"},
+        content_type="application/json",
+        **headers,
+    ).json()
+
+    # Then the search's tool response counts one product, as the reply text and products do
+    search = Event.objects.get(chat_id=chat["id"], tool_name="search_products", status="completed")
+    assert len(reply["products"]) == 1 and "one match" in reply["content"]
+    assert search.tool_response["total"] == len(search.tool_response["products"]) == 1
+    shown = Product.objects.get(gtin=reply["products"][0]["gtin"])
+    assert Product.objects.filter(item_group_id=shown.item_group_id).count() == 3

@@ -56,11 +56,13 @@ class Found:
 
     @property
     def shown_total(self) -> int:
+        """What the reply and the tool response call the number of matches: variants of one
+        product (sizes, colours) count once when all matches were fetched."""
         return self.distinct_total if self.distinct_total is not None else self.total
 
     def tool_response(self, snapshots: list[dict[str, Any]]) -> dict[str, Any]:
         return {
-            "total": self.total,
+            "total": self.shown_total,
             "filtersApplied": constraints_json(self.used),
             "filtersRelaxed": self.relaxed,
             "searchedTerms": self.searched_terms,

@@ -54,7 +54,7 @@ def run_search(
 
     def response(found: Found) -> dict[str, Any]:
         return {
-            "total": found.total,
+            "total": found.shown_total,
             "filtersApplied": constraints_json(found.used),
             "filtersRelaxed": found.relaxed,
             "searchedTerms": found.searched_terms,
