@@ -12,6 +12,7 @@ from accounts import keys
 from accounts.key_cache import api_key_forget
 from accounts.models import ApiKey, Chatbot, Environment, Organization
 from assistant_api.errors import NotFoundError, ValidationFailedError
+from assistant_api.ids import uuid_from_text
 
 ORGANIZATION_NOT_FOUND = "Organization not found: {ref}"
 KEY_NOT_FOUND = "API key not found: {prefix}"
@@ -26,9 +27,7 @@ class IssuedKey:
 
 def organization_resolve(*, ref: str) -> Organization:
     """An organization by id or exact name."""
-    from chats.selectors import parse_uuid
-
-    parsed = parse_uuid(ref)
+    parsed = uuid_from_text(ref)
     organization = (
         Organization.objects.filter(pk=parsed).first() if parsed is not None else None
     ) or Organization.objects.filter(name=ref).first()

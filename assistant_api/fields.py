@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from rest_framework import serializers
 
-_UUID_TEXT = re.compile(
-    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-)
+from assistant_api.ids import uuid_from_text
 
 
 class StrictUUIDField(serializers.UUIDField):
@@ -20,6 +17,7 @@ class StrictUUIDField(serializers.UUIDField):
     }
 
     def to_internal_value(self, data) -> uuid.UUID:
-        if not isinstance(data, str) or not _UUID_TEXT.match(data):
+        parsed = uuid_from_text(data)
+        if parsed is None:
             self.fail("invalid")
-        return uuid.UUID(data)
+        return parsed

@@ -15,6 +15,7 @@ from django.db.models.functions import Cast
 
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
+from assistant_api.ids import uuid_from_text
 from assistant_api.prepared import PreparedQuery
 from assistant_api.sql_text import UtcIsoTimestamp, UuidText
 from chats.chat_cache import chat_lookup
@@ -84,20 +85,13 @@ class MessagePage:
     total_items: int
 
 
-def parse_uuid(value: str) -> uuid.UUID | None:
-    try:
-        return uuid.UUID(str(value))
-    except (TypeError, ValueError, AttributeError):
-        return None
-
-
 def chat_get(*, organization: Organization, chat_id: str, fresh: bool = False) -> Chat:
     """The organization's chat, or 404 for an unknown, malformed or foreign id (contract §1).
 
     Reads may be served from the worker's chat cache (chats/chat_cache.py); a write passes
     `fresh=True`, so it never acts on a chat deleted since the worker cached it.
     """
-    parsed = parse_uuid(chat_id)
+    parsed = uuid_from_text(chat_id)
     if parsed is None:
         raise NotFoundError(CHAT_NOT_FOUND)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -12,14 +11,11 @@ import orjson
 
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
+from assistant_api.ids import uuid_from_text
 from knowledge.models import Product
 
 ORGANIZATION_NOT_FOUND = "Organization not found"
 QUESTION_SET_NOT_FOUND = "No question set found for this URL"
-
-_UUID_TEXT = re.compile(
-    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
-)
 
 
 @dataclass(frozen=True)
@@ -64,9 +60,10 @@ class FoundQuestionSet:
 
 def parse_organization_id(value: str) -> uuid.UUID:
     """The organization id of a path; a malformed one is a 404 like an unknown one (§1)."""
-    if not _UUID_TEXT.match(value):
+    parsed = uuid_from_text(value)
+    if parsed is None:
         raise NotFoundError(ORGANIZATION_NOT_FOUND)
-    return uuid.UUID(value)
+    return parsed
 
 
 def organization_get_public(*, organization_id: uuid.UUID) -> Organization:
