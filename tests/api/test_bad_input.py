@@ -200,6 +200,14 @@ def test_overlong_values_are_422(tenant, chat):
         "size=0",
         "size=-5",
         f"page=1&size={10**40}",
+        # int() reads these; the contract's integers are plain digits
+        "page=1_0",
+        "page=1.0",
+        "size=%2B5",
+        "size=%205",
+        "size=5%20",
+        "size=%EF%BC%95",  # a full-width 5
+        "page=%D9%A1",  # an Arabic-Indic 1
     ],
 )
 def test_huge_or_malformed_paging_numbers_are_422(tenant, chat, query):
@@ -211,6 +219,12 @@ def test_largest_page_number_is_an_empty_page(tenant, chat):
     response = tenant.client.get(f"/v1/chats/{chat.id}/messages?page={2**31 - 1}&size=100")
     assert response.status_code == 200
     assert response.json()["items"] == []
+
+
+def test_leading_zeros_are_still_the_number(tenant, chat):
+    response = tenant.client.get(f"/v1/chats/{chat.id}/messages?page=0001&size=007")
+    assert response.status_code == 200
+    assert (response.json()["currentPage"], response.json()["size"]) == (1, 7)
 
 
 @pytest.mark.parametrize(
@@ -239,6 +253,24 @@ def test_malformed_ids_in_paths_are_404(tenant, chat_id):
         f"/v1/chats/{chat_id}/messages", {"message": "hi", "currentUrl": URL}, format="json"
     )
     assert_clean_error(response, 404)
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["{{{}}}", "urn:uuid:{}", "{}%0A", "%20{}"],
+)
+def test_other_spellings_of_a_real_chat_id_are_404(tenant, chat, spelling):
+    chat_id = spelling.format(chat.id)
+    hex_only = chat.id.hex
+    for path in (
+        f"/v1/chats/{chat_id}",
+        f"/v1/chats/{chat_id}/messages",
+        f"/v1/chats/{hex_only}",
+        f"/v1/chats/{hex_only}/messages/events",
+        f"/v1/knowledge/pdp-questions/{spelling.format(tenant.organization.id)}/public?url={URL}",
+    ):
+        assert_clean_error(tenant.client.get(path), 404)
+    assert tenant.client.get(f"/v1/chats/{chat.id}").status_code == 200
 
 
 @pytest.mark.parametrize(
