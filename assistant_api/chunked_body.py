@@ -20,6 +20,10 @@ READ_SIZE = 64 * 1024
 # Larger bodies (only the admin's catalog upload may be) go to a temporary file.
 IN_MEMORY_BYTES = 1024 * 1024
 
+# Set in the WSGI environ when a chunked body could not be read (malformed framing, or the
+# client stopped mid-body); BodySizeLimitMiddleware answers it with a JSON 400.
+BROKEN_BODY = "assistant_api.broken_chunked_body"
+
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -39,12 +43,17 @@ class ChunkedBodyMiddleware:
             # Closed with the response (ClosingResponse), when the request is done with it.
             body = tempfile.SpooledTemporaryFile(max_size=IN_MEMORY_BYTES)  # noqa: SIM115
             size = 0
-            while size < wanted:
-                piece = source.read(min(READ_SIZE, wanted - size))
-                if not piece:
-                    break
-                body.write(piece)
-                size += len(piece)
+            try:
+                while size < wanted:
+                    piece = source.read(min(READ_SIZE, wanted - size))
+                    if not piece:
+                        break
+                    body.write(piece)
+                    size += len(piece)
+            except OSError as exc:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, ...
+                environ[BROKEN_BODY] = str(exc) or type(exc).__name__
+                body.truncate(0)
+                size = 0
             body.seek(0)
             environ["wsgi.input"] = body
             environ["CONTENT_LENGTH"] = str(size)

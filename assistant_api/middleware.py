@@ -14,6 +14,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 
 from assistant_api import errors
+from assistant_api.chunked_body import BROKEN_BODY
 from assistant_api.request_context import request_id_var
 
 logger = logging.getLogger("assistant_api.errors")
@@ -60,7 +61,8 @@ class RequestIdMiddleware:
 
 
 class BodySizeLimitMiddleware:
-    """Refuses declared bodies over 64 KiB before anything reads them (413).
+    """Refuses declared bodies over 64 KiB before anything reads them (413), and chunked
+    bodies that could not be read (400).
 
     The admin's catalog import form is the one place that takes larger uploads.
     """
@@ -69,6 +71,8 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        if BROKEN_BODY in request.META:
+            return json_error(400, "Invalid chunked request body")
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

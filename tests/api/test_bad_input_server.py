@@ -132,6 +132,36 @@ def test_control_characters_in_headers_get_a_json_400_from_gunicorn(live, tenant
     assert "sk_stag_a" not in message and "folded" not in message
 
 
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        (b"zz\r\n{}\r\n0\r\n\r\n", "a chunk size that is not hexadecimal"),
+        (b"2\r\n{}XX0\r\n\r\n", "a chunk without its CRLF"),
+        (b'9\r\n{"a":', "a body that stops inside a chunk"),
+    ],
+)
+def test_malformed_chunked_bodies_get_a_json_400(live, tenant, body, what):
+    request = (
+        b"POST /v1/chats HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        + f"X-Api-Key: {tenant.key}\r\n".encode()
+        + b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + body
+    )
+    host, port = live.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(request)
+        sock.shutdown(socket.SHUT_WR)  # the client sends nothing more
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    assert answer, what
+    status, headers, content = parse(answer)
+    assert status == 400, what
+    assert headers["content-type"] == "application/json" and len(headers["x-request-id"]) == 32
+    # The body is sent chunked itself: its one chunk is the JSON error.
+    assert b'\r\n{"message":"Invalid chunked request body"}\r\n' in content
+
+
 def test_other_control_characters_pass_gunicorn_and_are_refused_by_the_api(live, tenant):
     # Gunicorn only refuses NUL, CR and LF in values; DEL and C0 controls reach Django.
     chat = ChatFactory(chatbot=tenant.chatbot)
