@@ -62,6 +62,18 @@ def count_add(*, set_id: uuid.UUID, requests: int = 1, record_usage: bool = True
     return counted
 
 
+def count_read(*, set_id: uuid.UUID) -> Counted | None:
+    """A set's stored count, adding nothing; None when the set no longer exists."""
+    row = (
+        PdpQuestionSet.objects.filter(pk=set_id)
+        .values_list("requests", "updated_at", "organization_id")
+        .first()
+    )
+    if row is None:
+        return None
+    return Counted(requests=row[0], updated_at=_aware(row[1]), organization_id=row[2])
+
+
 def _aware(value: Any) -> datetime:
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
@@ -85,6 +97,10 @@ class RequestBuffer:
             self._flusher_started = True
         if start:
             self._start_flusher()
+
+    def writing(self, set_id: uuid.UUID) -> bool:
+        """Whether a flush is writing the set's counts right now."""
+        return set_id in self._flushing
 
     def unwritten(self, set_id: uuid.UUID) -> int:
         """This process's counts of the set that the database does not hold yet."""

@@ -19,8 +19,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 
+from django.conf import settings
+
 from knowledge.models import PdpQuestionSet
-from knowledge.pdp.counting import Counted, buffer, buffering, count_add
+from knowledge.pdp.counting import Counted, buffer, buffering, count_add, count_read
 from knowledge.pdp.selectors import FoundQuestionSet
 
 ENTRY_SECONDS = 60.0
@@ -48,6 +50,7 @@ class _Entry:
     found: FoundQuestionSet  # `requests` as the database last told this process
     updated_at: datetime
     expires: float
+    counted_at: float  # when the database told it (time.monotonic())
 
 
 class ServedSets:
@@ -95,6 +98,7 @@ class ServedSets:
                     self._drop(key)  # type: ignore[arg-type]
                 else:
                     entry.found = dataclasses.replace(entry.found, requests=counted.requests)
+                    entry.counted_at = time.monotonic()
 
     def clear(self) -> None:
         with self._lock:
@@ -117,6 +121,10 @@ def question_set_serve(*, organization_id: uuid.UUID, url: str) -> FoundQuestion
     if entry is None:
         return None
     if buffering():
+        if time.monotonic() - entry.counted_at > float(settings.PDP_COUNT_FLUSH_SECONDS):
+            entry = _recounted(key, entry)
+            if entry is None:
+                return None
         buffer.add(entry.found.id)
         requests = entry.found.requests + buffer.unwritten(entry.found.id)
         return dataclasses.replace(entry.found, requests=requests)
@@ -133,6 +141,20 @@ def question_set_serve(*, organization_id: uuid.UUID, url: str) -> FoundQuestion
             if counted is None:
                 return None
     return dataclasses.replace(entry.found, requests=counted.requests)
+
+
+def _recounted(key: Key, entry: _Entry) -> _Entry | None:
+    """The entry with its stored count read again.
+
+    A flush refreshes the counts of the sets it wrote. A set this worker served no request of
+    for a while kept the count of its last flush, behind every other worker's counts since:
+    its next response would say fewer requests than responses of other workers had (for as
+    long as the entry lived, a minute). Read once a flush interval at most per set.
+    """
+    if buffer.writing(entry.found.id):
+        return entry  # the flush refreshes it as soon as its count is written
+    served_sets.refresh({entry.found.id: count_read(set_id=entry.found.id)})
+    return served_sets.get(key) or _load(key)
 
 
 def _load(key: Key) -> _Entry | None:
@@ -164,6 +186,7 @@ def _load(key: Key) -> _Entry | None:
             "questions": questions,
         },
     )
-    entry = _Entry(found=found, updated_at=updated_at, expires=time.monotonic() + ENTRY_SECONDS)
+    now = time.monotonic()
+    entry = _Entry(found=found, updated_at=updated_at, expires=now + ENTRY_SECONDS, counted_at=now)
     served_sets.put(key, entry)
     return entry

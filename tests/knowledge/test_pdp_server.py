@@ -232,3 +232,27 @@ def test_an_admin_edit_is_served_within_a_flush_interval(live):
             time.sleep(0.2)
         assert response.json()["questions"][0]["text"] == "New?"
         assert response.headers["etag"] != before.headers["etag"]
+
+
+def test_a_worker_idle_for_a_set_answers_with_the_counts_others_wrote_since(live):
+    from django.db.models import F
+
+    organization = OrganizationFactory()
+    stored = question_set_create(
+        organization=organization,
+        url="https://shop.example/p/4",
+        product_title=None,
+        questions=["Idle?"],
+    )
+    path = f"/v1/knowledge/pdp-questions/{organization.id}/public"
+    params = {"url": "https://shop.example/p/4"}
+    with live.client() as client:
+        # Given a worker that served the set once and wrote its count
+        assert client.get(path, params=params).json()["requests"] == 1
+        assert settled_count(stored, 1) == 1
+        # When other workers or instances count 100 requests meanwhile
+        PdpQuestionSet.objects.filter(pk=stored.pk).update(requests=F("requests") + 100)
+        time.sleep(1.2)  # more than a flush interval
+        # Then its next response includes them, and its own request
+        assert client.get(path, params=params).json()["requests"] == 102
+    assert settled_count(stored, 102) == 102
