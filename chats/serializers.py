@@ -30,7 +30,7 @@ def iso_timestamp(value: dt.datetime) -> str:
 @extend_schema_serializer(component_name="CreateChat")
 class ChatCreateInput(serializers.Serializer):
     chatbotId = StrictUUIDField()
-    userId = StrictUUIDField(required=False, allow_null=True)
+    userId = StrictUUIDField(required=False)
 
 
 class StrictCharField(serializers.CharField):

@@ -9,8 +9,8 @@ from rest_framework.response import Response
 
 from accounts.authentication import request_organization
 from accounts.usage import quota_headers
-from assistant_api.errors import ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
+from assistant_api.validation import validated
 from chats.idempotency import idempotency_key_clean
 from chats.pagination import envelope, page_params
 from chats.selectors import chat_get, message_page
@@ -24,13 +24,6 @@ from chats.serializers import (
 )
 from chats.services import chat_create
 from chats.services_messages import message_create
-
-
-def validated(serializer_class, data) -> dict:
-    serializer = serializer_class(data=data)
-    if not serializer.is_valid():
-        raise ValidationFailedError.from_detail(serializer.errors)
-    return serializer.validated_data
 
 
 class ChatViewSet(viewsets.GenericViewSet):

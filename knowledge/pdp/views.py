@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from assistant_api.errors import NotFoundError, ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES
 from assistant_api.throttling import PublicRateThrottle
+from assistant_api.validation import validated
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.pdp.cors import remember_allowed_origins
 from knowledge.pdp.selectors import (
@@ -127,10 +128,7 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         },
     )
     def get_questions(self, request: Request) -> Response:
-        serializer = PdpQuestionsInput(data=request.data)
-        if not serializer.is_valid():
-            raise ValidationFailedError.from_detail(serializer.errors)
-        data = serializer.validated_data
+        data = validated(PdpQuestionsInput, request.data)
         organization = organization_get_public(organization_id=data["organizationId"])
         remember_allowed_origins(request._request, organization.allowed_origins)
 

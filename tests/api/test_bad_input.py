@@ -80,6 +80,15 @@ def test_wrong_json_type_in_every_field_is_422_naming_the_field(tenant, chat):
     assert not Message.objects.filter(chat=chat).exists()
 
 
+def test_a_required_field_given_as_null_is_reported_as_missing(tenant, chat):
+    # Contract §1: a field given as JSON null counts as absent.
+    for name, (path, valid, client) in body_endpoints(tenant, chat).items():
+        for field in valid:
+            response = client.post(path, {**valid, field: None}, format="json")
+            body = assert_clean_error(response, 422)
+            assert body["errors"] == {field: ["This field is required."]}, (name, body)
+
+
 @pytest.mark.parametrize("document", [[], ["a"], "text", 7, None, True])
 def test_body_that_is_not_an_object_is_422(tenant, chat, document):
     for path, _valid, client in body_endpoints(tenant, chat).values():

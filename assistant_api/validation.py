@@ -1,0 +1,22 @@
+"""Request bodies validated by a serializer, in the contract's 422 shape (§1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant_api.errors import ValidationFailedError
+
+
+def validated(serializer_class: Any, data: Any) -> dict[str, Any]:
+    """The body's validated data, or 422 naming each bad field.
+
+    A field given as JSON null counts as absent (contract §1): it is left out before
+    validation, so a required one is reported as required and an optional one takes its
+    default.
+    """
+    if isinstance(data, dict):
+        data = {name: value for name, value in data.items() if value is not None}
+    serializer = serializer_class(data=data)
+    if not serializer.is_valid():
+        raise ValidationFailedError.from_detail(serializer.errors)
+    return serializer.validated_data
