@@ -35,6 +35,7 @@ from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
 logger = logging.getLogger("chats.stream")
 
 INVALID_LAST_EVENT_ID = "must be the id of an event: a non-negative integer"
+LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 
 
 @csrf_exempt  # API-key authenticated, no cookies: other methods get 405, not a CSRF 403.
@@ -100,7 +101,14 @@ def resume_position(request: HttpRequest) -> int | None:
     if value is None or not value.strip():
         return None
     value = value.strip()
-    if not value.isascii() or not value.isdigit() or len(value) > 18:
+    # Leading zeros allowed; beyond the largest id an event can have (a bigint), refused.
+    # Compared as text first: int() of thousands of digits is slow.
+    digits = value.lstrip("0")
+    if (
+        not (value.isascii() and value.isdigit())
+        or len(digits) > len(str(LAST_POSSIBLE_EVENT_ID))
+        or int(value) > LAST_POSSIBLE_EVENT_ID
+    ):
         raise ValidationFailedError(
             f"lastEventId: {INVALID_LAST_EVENT_ID}",
             errors={"lastEventId": [INVALID_LAST_EVENT_ID]},

@@ -167,6 +167,22 @@ def test_header_wins_over_query_parameter(live, tenant):
     assert [e.id for e in resumed] == [str(e.seq) for e in events[4:]]
 
 
+def test_any_event_id_resumes_with_leading_zeros_up_to_the_largest(live, tenant):
+    chat = ChatFactory(organization=tenant.organization, chatbot=tenant.chatbot)
+    events = publish_reply(chat, ["a", "b"])
+    url = stream_url(live, chat)
+    padded = str(events[2].seq).zfill(20)
+    with StreamReader(url, {"x-api-key": tenant.key, "Last-Event-ID": padded}) as reader:
+        resumed = reader.events_until(is_final)
+    assert [e.id for e in resumed] == [str(e.seq) for e in events[3:]]
+    # The largest id an event can have: nothing follows it.
+    with StreamReader(url, {"x-api-key": tenant.key, "Last-Event-ID": str(2**63 - 1)}) as reader:
+        assert reader.quiet_for(0.5) == []
+    with httpx.Client(timeout=10) as client:
+        beyond = client.get(url, headers={"x-api-key": tenant.key, "Last-Event-ID": str(2**63)})
+    assert beyond.status_code == 422 and "lastEventId" in beyond.json()["errors"]
+
+
 def test_new_stream_first_sends_the_last_30_seconds(live, tenant):
     chat = ChatFactory(organization=tenant.organization, chatbot=tenant.chatbot)
     old = publish_reply(chat, ["old reply"])
