@@ -22,7 +22,7 @@ logger = logging.getLogger("assistant_api.errors")
 Handler = Callable[[HttpRequest], HttpResponseBase]
 
 # A client's id is echoed only when it is safe to put back in a header and a log line.
-_SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:\-]{1,128}$")
+_SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 
 _STATUS_MESSAGES = {
     400: "Bad request",
@@ -49,7 +49,7 @@ class RequestIdMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         # META, not request.headers: see accounts.authentication.key_from_headers.
         given = request.META.get("HTTP_X_REQUEST_ID", "")
-        request_id = given if _SAFE_REQUEST_ID.match(given) else uuid.uuid4().hex
+        request_id = given if _SAFE_REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
         request.request_id = request_id  # type: ignore[attr-defined]
         token = request_id_var.set(request_id)
         try:
