@@ -122,7 +122,7 @@ def section(
         passed &= ok
         target = f">= {endpoint.target}" if endpoint.target is not None else "-"
         lines.append(
-            f"| {endpoint.label} | {ratio:.2f} | {target} | {tail:.1f} | "
+            f"| {endpoint.label} | {ratio:.3f} | {target} | {tail:.1f} | "
             f"{'pass' if ok else '**FAIL**'} |"
         )
     if memory is not None:
