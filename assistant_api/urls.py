@@ -1,15 +1,17 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 
 from accounts.views import UsageView
 from assistant_api import views
+from chats.urls import urlpatterns as chat_routes
+from knowledge.pdp.urls import urlpatterns as pdp_routes
 
 # Tried in order: the public PDP GET, the busiest route (every product page view), comes
 # before the chat routes it would otherwise be tried against first.
 urlpatterns = [
-    path("v1/knowledge/", include("knowledge.pdp.urls")),
-    path("v1/", include("chats.urls")),
+    *pdp_routes,
+    *chat_routes,
     path("v1/usage", UsageView.as_view(), name="usage"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),

@@ -1,4 +1,4 @@
-"""Routes of the public PDP endpoints, mounted under /v1/knowledge/."""
+"""Routes of the public PDP endpoints, with their full paths (see chats/urls.py)."""
 
 from django.urls import path
 
@@ -6,12 +6,12 @@ from knowledge.pdp.views import PdpQuestionSetViewSet
 
 urlpatterns = [
     path(
-        "pdp-questions/<str:organizationId>/public",
+        "v1/knowledge/pdp-questions/<str:organizationId>/public",
         PdpQuestionSetViewSet.as_view({"get": "public"}),
         name="pdp-questions-public",
     ),
     path(
-        "pdp-questions/public/get-questions",
+        "v1/knowledge/pdp-questions/public/get-questions",
         PdpQuestionSetViewSet.as_view({"post": "get_questions"}),
         name="pdp-questions-body-form",
     ),
