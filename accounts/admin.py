@@ -2,27 +2,48 @@
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 
 from accounts.models import ApiKey, Chatbot, Organization
+from accounts.origins import allowed_origins_clean
 from accounts.services import api_key_issue, api_key_revoke
 from accounts.usage_report import HIGHLIGHT_SHARE, usage_csv, usage_report, with_month_messages
 
 
+# Organizations and chatbots cannot be deleted here: their chats, catalog imports and keys are
+# kept (those admins refuse deletion), so the delete page could only ever refuse. Chatbots are
+# deactivated and keys revoked instead.
 class ChatbotInline(admin.TabularInline):
     model = Chatbot
     extra = 0
+    can_delete = False
     fields = ["name", "is_active", "greeting", "max_products", "engine"]
     show_change_link = True
 
 
+class OrganizationForm(forms.ModelForm):
+    class Meta:
+        model = Organization
+        fields = ["name", "monthly_quota", "allowed_origins"]
+
+    def clean_allowed_origins(self) -> list[str]:
+        return allowed_origins_clean(self.cleaned_data.get("allowed_origins"))
+
+
 @admin.register(Organization)
 class OrganizationAdmin(admin.ModelAdmin):
+    form = OrganizationForm
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # see ChatbotInline
+
     list_display = ["name", "quota_display", "month_usage", "usage_link", "id", "created_at"]
     search_fields = ["name", "=id"]
     readonly_fields = ["id", "created_at"]
@@ -101,13 +122,33 @@ class ChatbotAdmin(admin.ModelAdmin):
     list_display = ["name", "organization", "is_active", "engine", "id", "created_at"]
     list_filter = ["is_active", "organization"]
     search_fields = ["name", "=id", "organization__name"]
-    readonly_fields = ["id", "created_at"]
     list_select_related = ["organization"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Chatbot | None = None) -> list[str]:
+        # Not on the add page: it would show the id and time of an instance never saved.
+        return ["id", "created_at"] if obj is not None else []
+
+    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False  # see ChatbotInline
+
+
+class ApiKeyForm(forms.ModelForm):
+    class Meta:
+        model = ApiKey
+        fields = ["organization", "environment", "name", "expires_at"]
+
+    def clean_expires_at(self):
+        expires_at = self.cleaned_data.get("expires_at")
+        if self.instance._state.adding and expires_at is not None and expires_at <= timezone.now():
+            raise forms.ValidationError("A new key must expire in the future (or never).")
+        return expires_at
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     """Keys are shown in full once, on the page that answers their creation, never again."""
+
+    form = ApiKeyForm
 
     list_display = [
         "prefix",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from accounts.keys import hash_key
-from accounts.models import ApiKey
+from accounts.models import ApiKey, Organization
 from tests.factories import ChatFactory, MessageFactory, OrganizationFactory
 
 pytestmark = pytest.mark.django_db
@@ -108,3 +109,83 @@ def test_admin_requires_login(client):
     response = client.get("/admin/chats/chat/")
     assert response.status_code == 302
     assert "/admin/login/" in response["Location"]
+
+
+def organization_form(**fields) -> dict:
+    return {
+        "name": "Origin Shop",
+        "monthly_quota": "",
+        "chatbots-TOTAL_FORMS": "0",
+        "chatbots-INITIAL_FORMS": "0",
+        **fields,
+    }
+
+
+@pytest.mark.parametrize(
+    "origins",
+    [
+        '"https://shop.example"',  # a string, not a list
+        '{"a": 1}',
+        "[1, 2]",
+        '["https://shop.example/products"]',  # a path: no browser sends that as Origin
+        '["shop.example"]',
+        '["ftp://shop.example"]',
+    ],
+)
+def test_allowed_origins_that_no_browser_would_match_are_refused(operator_client, origins):
+    response = operator_client.post(
+        "/admin/accounts/organization/add/", organization_form(allowed_origins=origins)
+    )
+    assert response.status_code == 200
+    assert "errorlist" in response.content.decode()
+    assert not Organization.objects.filter(name="Origin Shop").exists()
+
+
+@pytest.mark.parametrize(
+    ("origins", "stored"),
+    [
+        ("null", []),  # was a 500: the column is NOT NULL
+        ("", []),
+        ('["https://shop.example", "http://localhost:8080/", "*"]', None),
+    ],
+)
+def test_allowed_origins_lists_and_nothing_are_saved(operator_client, origins, stored):
+    response = operator_client.post(
+        "/admin/accounts/organization/add/", organization_form(allowed_origins=origins)
+    )
+    assert response.status_code == 302
+    expected = stored if stored is not None else json.loads(origins)
+    assert Organization.objects.get(name="Origin Shop").allowed_origins == expected
+
+
+def test_a_new_key_cannot_be_issued_already_expired(operator_client, tenant):
+    response = operator_client.post(
+        "/admin/accounts/apikey/add/",
+        {
+            "organization": tenant.organization.pk,
+            "environment": "staging",
+            "name": "old",
+            "expires_at_0": "2020-01-01",
+            "expires_at_1": "00:00:00",
+        },
+    )
+    assert response.status_code == 200
+    assert "must expire in the future" in response.content.decode()
+    assert not ApiKey.objects.filter(name="old").exists()
+
+
+def test_organizations_and_chatbots_are_not_offered_for_deletion(superuser_client, tenant):
+    organization, chatbot = tenant.organization, tenant.chatbot
+    for url in (
+        f"/admin/accounts/organization/{organization.pk}/delete/",
+        f"/admin/accounts/chatbot/{chatbot.pk}/delete/",
+    ):
+        assert superuser_client.get(url).status_code == 403
+    page = superuser_client.get(f"/admin/accounts/organization/{organization.pk}/change/")
+    assert "deletelink" not in page.content.decode()
+    assert Organization.objects.filter(pk=organization.pk).exists()
+
+
+def test_the_chatbot_add_page_shows_no_id_it_would_not_keep(operator_client, tenant):
+    page = operator_client.get("/admin/accounts/chatbot/add/").content.decode()
+    assert "field-id" not in page
