@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -132,7 +134,17 @@ class ChatbotAdmin(admin.ModelAdmin):
         return False  # see ChatbotInline
 
 
+# The add form's one-time token -> the key it issued, in the operator's session: a resubmitted
+# form (a reload of the page that showed the key) must not issue a second key.
+ISSUED_BY_TOKEN = "apikey_issued_by_token"
+MAX_REMEMBERED_TOKENS = 50
+
+
 class ApiKeyForm(forms.ModelForm):
+    issue_token = forms.CharField(
+        widget=forms.HiddenInput, initial=lambda: uuid.uuid4().hex, required=False
+    )
+
     class Meta:
         model = ApiKey
         fields = ["organization", "environment", "name", "expires_at"]
@@ -167,7 +179,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
         if obj is None:
-            return ["organization", "environment", "name", "expires_at"]
+            return ["organization", "environment", "name", "expires_at", "issue_token"]
         return [
             "prefix",
             "organization",
@@ -207,6 +219,31 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.pk = issued.api_key.pk
         obj.prefix = issued.api_key.prefix
         request._issued_key = issued.key  # type: ignore[attr-defined]
+        token = form.cleaned_data.get("issue_token")
+        if token:
+            issued_by_token = request.session.get(ISSUED_BY_TOKEN, {})
+            issued_by_token[token] = str(obj.pk)
+            remembered = list(issued_by_token.items())[-MAX_REMEMBERED_TOKENS:]
+            request.session[ISSUED_BY_TOKEN] = dict(remembered)
+
+    def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None):
+        if request.method == "POST":
+            token = request.POST.get("issue_token")
+            issued_pk = request.session.get(ISSUED_BY_TOKEN, {}).get(token) if token else None
+            if issued_pk is not None:
+                return self._already_issued(request, issued_pk)
+        return super().add_view(request, form_url, extra_context)
+
+    def _already_issued(self, request: HttpRequest, issued_pk: str) -> HttpResponse:
+        """The answer to the same add form sent again: the key it issued, not a second one."""
+        api_key = ApiKey.objects.filter(pk=issued_pk).select_related("organization").first()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "api_key": api_key,
+            "title": "API key already issued",
+        }
+        return TemplateResponse(request, "admin/accounts/apikey/already_issued.html", context)
 
     def response_add(
         self, request: HttpRequest, obj: ApiKey, post_url_continue=None

@@ -189,3 +189,27 @@ def test_organizations_and_chatbots_are_not_offered_for_deletion(superuser_clien
 def test_the_chatbot_add_page_shows_no_id_it_would_not_keep(operator_client, tenant):
     page = operator_client.get("/admin/accounts/chatbot/add/").content.decode()
     assert "field-id" not in page
+
+
+def test_sending_the_add_form_again_issues_no_second_key(operator_client, tenant):
+    form = operator_client.get("/admin/accounts/apikey/add/").content.decode()
+    token = re.search(r'name="issue_token" value="([0-9a-f]{32})"', form).group(1)
+    fields = {
+        "organization": tenant.organization.pk,
+        "environment": "staging",
+        "name": "reloaded",
+        "issue_token": token,
+    }
+    first = operator_client.post("/admin/accounts/apikey/add/", fields).content.decode()
+    # A reload of the page that showed the key sends the same form again
+    again = operator_client.post("/admin/accounts/apikey/add/", fields).content.decode()
+
+    assert 'id="full-api-key"' in first
+    assert "already sent" in again and 'id="full-api-key"' not in again
+    issued = ApiKey.objects.get(name="reloaded")
+    assert issued.prefix in again
+    # A new form (a new token) issues a new key
+    fresh = operator_client.get("/admin/accounts/apikey/add/").content.decode()
+    fields["issue_token"] = re.search(r'name="issue_token" value="([0-9a-f]{32})"', fresh).group(1)
+    operator_client.post("/admin/accounts/apikey/add/", fields)
+    assert ApiKey.objects.filter(name="reloaded").count() == 2
