@@ -11,6 +11,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.models import PdpQuestion, PdpQuestionSet
@@ -101,7 +102,20 @@ class PdpQuestionSetAdmin(admin.ModelAdmin):
         question_set_renumber(question_set=form.instance, moved=moved)
 
     @admin.action(description="Regenerate questions from the catalog", permissions=["change"])
-    def regenerate(self, request: HttpRequest, queryset: QuerySet[PdpQuestionSet]) -> None:
+    def regenerate(
+        self, request: HttpRequest, queryset: QuerySet[PdpQuestionSet]
+    ) -> TemplateResponse | None:
+        # Edits made here are replaced: asked first, as Django asks before deleting.
+        if request.POST.get("confirmed") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": "Regenerate questions?",
+                "question_sets": queryset,
+            }
+            return TemplateResponse(
+                request, "admin/knowledge/pdpquestionset/regenerate_confirm.html", context
+            )
         done = missing = 0
         for question_set in queryset:
             if question_set_regenerate(question_set=question_set):
@@ -116,3 +130,4 @@ class PdpQuestionSetAdmin(admin.ModelAdmin):
                 f"{missing} set(s) left as they were: no catalog product at their URL.",
                 messages.WARNING,
             )
+        return None

@@ -223,11 +223,13 @@ def test_regenerate_action_rebuilds_questions_from_the_catalog(
     )
     before = public_get(anonymous, question_set)
 
-    response = operator_client.post(
-        CHANGELIST,
-        {"action": "regenerate", "_selected_action": [question_set.pk, orphan.pk]},
-        follow=True,
-    )
+    chosen = {"action": "regenerate", "_selected_action": [question_set.pk, orphan.pk]}
+    # The action asks first: edits made in the admin would be lost
+    asked = operator_client.post(CHANGELIST, chosen).content.decode()
+    assert "Edits made here" in asked and "https://shop.example/products/gone" in asked
+    assert public_get(anonymous, question_set).json()["questions"] == before.json()["questions"]
+
+    response = operator_client.post(CHANGELIST, {**chosen, "confirmed": "yes"}, follow=True)
 
     page = response.content.decode()
     assert "Regenerated 1 question set(s)." in page
