@@ -205,18 +205,19 @@ def test_buffered_counts_are_written_when_a_server_stops():
     assert stored.requests == 30
 
 
+def stored_set(url: str, question: str) -> tuple[PdpQuestionSet, str, dict[str, str]]:
+    """A set of one question for `url`, with the path and query of its public GET."""
+    organization = OrganizationFactory()
+    stored = question_set_create(
+        organization=organization, url=url, product_title=None, questions=[question]
+    )
+    return stored, f"/v1/knowledge/pdp-questions/{organization.id}/public", {"url": url}
+
+
 def test_an_admin_edit_is_served_within_a_flush_interval(live):
     from django.utils import timezone
 
-    organization = OrganizationFactory()
-    stored = question_set_create(
-        organization=organization,
-        url="https://shop.example/p/3",
-        product_title=None,
-        questions=["Old?"],
-    )
-    path = f"/v1/knowledge/pdp-questions/{organization.id}/public"
-    params = {"url": "https://shop.example/p/3"}
+    stored, path, params = stored_set("https://shop.example/p/3", "Old?")
     with live.client() as client:
         before = client.get(path, params=params)
         assert before.json()["questions"][0]["text"] == "Old?"
@@ -237,15 +238,7 @@ def test_an_admin_edit_is_served_within_a_flush_interval(live):
 def test_a_worker_idle_for_a_set_answers_with_the_counts_others_wrote_since(live):
     from django.db.models import F
 
-    organization = OrganizationFactory()
-    stored = question_set_create(
-        organization=organization,
-        url="https://shop.example/p/4",
-        product_title=None,
-        questions=["Idle?"],
-    )
-    path = f"/v1/knowledge/pdp-questions/{organization.id}/public"
-    params = {"url": "https://shop.example/p/4"}
+    stored, path, params = stored_set("https://shop.example/p/4", "Idle?")
     with live.client() as client:
         # Given a worker that served the set once and wrote its count
         assert client.get(path, params=params).json()["requests"] == 1
