@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from chats.events import EventPublisher
 from tests.factories import ChatFactory, MessageFactory
 
 pytestmark = pytest.mark.django_db
@@ -66,3 +67,25 @@ def test_filter_by_organization_and_chatbot(support_client, tenant, other_tenant
     ):
         page = support_client.get("/admin/chats/chat/", query).content.decode()
         assert str(mine.id) in page and str(theirs.id) not in page
+
+
+def test_support_sees_the_tools_the_assistant_ran_and_why_a_reply_failed(support_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id)
+    publisher.typing()
+    args = {"query": "trail shoes", "maxPrice": 100}
+    publisher.tool_started("search_products", args)
+    publisher.tool_finished("search_products", args, {"total": 0, "products": []})
+    publisher.tool_failed("get_product", {"gtin": "123"}, "no product with gtin 123")
+    publisher.chunk("Sorry, ")
+    publisher.failed("The assistant could not complete the response")
+
+    page = support_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+
+    activity = page[page.index("Assistant activity") :]
+    assert activity.index("search_products") < activity.index("get_product (failed)")
+    assert "&quot;maxPrice&quot;: 100" in activity and "&quot;total&quot;: 0" in activity
+    assert "no product with gtin 123" in activity
+    assert "reply failed" in activity and "could not complete the response" in activity
+    assert "Sorry, " not in activity  # text chunks are the reply's, not activity
+    assert activity.count("search_products") == 1  # its start and end make one row
