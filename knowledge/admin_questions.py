@@ -38,8 +38,28 @@ class PdpQuestionFormSet(forms.BaseInlineFormSet):
             seen.add(text)
 
 
+# A question added without a rank goes last: save_related renumbers 1..n right after.
+LAST_RANK = 32767  # the largest PositiveSmallIntegerField
+
+
+class PdpQuestionForm(forms.ModelForm):
+    class Meta:
+        model = PdpQuestion
+        fields = ("rank", "text")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["rank"].required = False
+        self.fields["rank"].help_text = "Empty: last."
+
+    def clean_rank(self) -> int:
+        rank = self.cleaned_data.get("rank")
+        return LAST_RANK if rank is None else rank
+
+
 class PdpQuestionInline(admin.TabularInline):
     model = PdpQuestion
+    form = PdpQuestionForm
     formset = PdpQuestionFormSet
     fields = ("rank", "text")
     ordering = ("rank", "id")

@@ -116,6 +116,17 @@ def test_a_question_can_be_added_in_the_admin(operator_client, anonymous, questi
     ]
 
 
+def test_a_question_added_without_a_rank_goes_last(operator_client, anonymous, question_set):
+    rows = [{"rank": q.rank, "text": q.text} for q in question_set.questions.order_by("rank")]
+    rows.append({"rank": "", "text": "Does it come with a bulb?"})
+    response = operator_client.post(
+        f"{CHANGELIST}{question_set.pk}/change/", change_form(question_set, rows)
+    )
+    assert response.status_code == 302
+    questions = public_get(anonymous, question_set).json()["questions"]
+    assert [(q["rank"], q["text"]) for q in questions][-1] == (4, "Does it come with a bulb?")
+
+
 def test_duplicate_questions_are_refused(operator_client, question_set):
     response = operator_client.post(
         f"{CHANGELIST}{question_set.pk}/change/",
