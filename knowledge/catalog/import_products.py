@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from knowledge.catalog.report import ImportReport
-from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, product_row
-from knowledge.feeds.records import read_records
+from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, missing_columns, product_row
+from knowledge.feeds.records import FeedFileError, read_records
 from knowledge.models import Product
 from knowledge.search.schema_postgres import SEARCH_VECTOR_INDEX
 from knowledge.search.vocabulary import product_terms, search_terms_add, search_terms_replace
@@ -34,7 +34,12 @@ def products_import(
     seen: dict[str, int] = {}  # item id -> first line; also the ids a full import keeps
     terms: set[str] = set()
     batch: list[ProductRow] = []
+    rows = imported = 0
     for record in read_records(stream):
+        rows += 1
+        if rows == 1 and (missing := missing_columns(record)):
+            # Every row would fail, and a full import would then remove the whole catalog.
+            raise FeedFileError(f"the header has no {', '.join(missing)} column", line=1)
         row = product_row(record)
         if row.item_id:
             first_line = seen.setdefault(row.item_id, row.line)
@@ -50,10 +55,15 @@ def products_import(
             report.warning(file=file_name, line=row.line, item_id=row.item_id, message=warning)
         terms |= product_terms(**{name: row.fields[name] for name in _TERM_FIELDS})
         batch.append(row)
+        imported += 1
         if len(batch) >= BATCH_SIZE:
             _write(organization, batch, report)
             batch = []
     _write(organization, batch, report)
+    if full and rows and not imported:
+        raise FeedFileError(
+            "no row could be imported: a full import would have removed every product"
+        )
     if full:
         report.products.removed += _remove_missing(organization, seen)
         search_terms_replace(organization=organization, terms=terms)

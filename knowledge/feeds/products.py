@@ -59,13 +59,23 @@ class ProductRow:
     warnings: list[str] = field(default_factory=list)  # imported anyway
 
 
+REQUIRED_ATTRIBUTES = ("id", "title", "link", "price")
+
+
+def missing_columns(record: RawRecord) -> list[str]:
+    """The required attributes a TSV header lacks (an XML item names its own; none then)."""
+    if not record.columns:
+        return []
+    return [name for name in REQUIRED_ATTRIBUTES if name not in record.columns]
+
+
 def product_row(record: RawRecord) -> ProductRow:
     """Checks one record; `problems` lists every reason it cannot be imported."""
     values = record.values
     row = ProductRow(line=record.line, item_id=values.get("id", "").strip())
     if record.problem:
         row.problems.append(record.problem)
-    for attribute in ("id", "title", "link", "price"):
+    for attribute in REQUIRED_ATTRIBUTES:
         if not values.get(attribute):
             row.problems.append(f"{attribute}: missing")
     for attribute, field_name in TEXT_ATTRIBUTES.items():

@@ -181,3 +181,30 @@ def test_empty_files_are_refused(shop, tmp_path, content):
     assert summary["errors"][0]["message"].startswith(
         ("the file is empty", "the file has no header")
     )
+
+
+def test_a_header_without_the_required_columns_is_refused_and_removes_nothing(shop, tmp_path):
+    run_import(str(shop.id), str(write(tmp_path / "a.tsv", tsv([item(1), item(2)]))))
+    feed = write(tmp_path / "b.tsv", "hello\tworld\nfoo\tbar\n")
+
+    summary, failed = run_import(str(shop.id), str(feed), "--full")
+
+    assert failed
+    assert summary["errors"][0]["message"].startswith(
+        "the header has no id, title, link, price column"
+    )
+    assert summary["errors"][0]["line"] == 1
+    assert (summary["created"], summary["removed"]) == (0, 0)
+    assert Product.objects.count() == 2
+
+
+def test_a_full_import_where_no_row_can_be_imported_removes_nothing(shop, tmp_path):
+    run_import(str(shop.id), str(write(tmp_path / "a.tsv", tsv([item(1), item(2)]))))
+    feed = write(tmp_path / "b.tsv", tsv([item(3, price="broken"), item(4, link="nope")]))
+
+    summary, failed = run_import(str(shop.id), str(feed), "--full")
+
+    assert failed
+    assert "would have removed every product" in summary["errors"][-1]["message"]
+    assert summary["removed"] == 0
+    assert Product.objects.count() == 2
