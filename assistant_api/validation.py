@@ -20,3 +20,14 @@ def validated(serializer_class: Any, data: Any) -> dict[str, Any]:
     if not serializer.is_valid():
         raise ValidationFailedError.from_detail(serializer.errors)
     return serializer.validated_data
+
+
+def digits_value(text: str, *, cap: int) -> int | None:
+    """The number a string of ASCII digits spells (leading zeros allowed), at most `cap`;
+    None for anything else. int() would also read "1_0", "+5", " 5" and other scripts'
+    digits, and thousands of digits are slow to convert: longer ones are capped unread."""
+    if not (text.isascii() and text.isdigit()):
+        return None
+    if len(text.lstrip("0")) > len(str(cap)):
+        return cap
+    return min(int(text), cap)

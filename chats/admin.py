@@ -63,11 +63,9 @@ class ChatAdmin(ReadOnlyAdmin):
     def activity(self, obj: Chat) -> SafeString:
         """The tools the assistant ran and every failure, newest last: why a reply said what it
         said, or why it failed. Typing and text chunks are left out (the reply has the text)."""
-        finished_tools = Q(status__in=[EventStatus.COMPLETED, EventStatus.FAILED]) & ~Q(
-            tool_name=""
-        )
+        finished_tool = Q(status=EventStatus.COMPLETED) & ~Q(tool_name="")
         events = Event.objects.filter(
-            finished_tools | Q(status=EventStatus.FAILED), chat=obj
+            finished_tool | Q(status=EventStatus.FAILED), chat=obj
         ).order_by("-seq")[:ACTIVITY_EVENTS]
         rows = [
             {

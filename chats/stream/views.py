@@ -26,6 +26,7 @@ from accounts.authentication import request_api_key
 from assistant_api.errors import ApplicationError, ValidationFailedError
 from assistant_api.exception_handlers import error_body
 from assistant_api.throttling import key_rate_limit
+from assistant_api.validation import digits_value
 from chats.models import Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
@@ -100,20 +101,14 @@ def resume_position(request: HttpRequest) -> int | None:
         value = request.GET.get("lastEventId")
     if value is None or not value.strip():
         return None
-    value = value.strip()
     # Leading zeros allowed; beyond the largest id an event can have (a bigint), refused.
-    # Compared as text first: int() of thousands of digits is slow.
-    digits = value.lstrip("0")
-    if (
-        not (value.isascii() and value.isdigit())
-        or len(digits) > len(str(LAST_POSSIBLE_EVENT_ID))
-        or int(value) > LAST_POSSIBLE_EVENT_ID
-    ):
+    position = digits_value(value.strip(), cap=LAST_POSSIBLE_EVENT_ID + 1)
+    if position is None or position > LAST_POSSIBLE_EVENT_ID:
         raise ValidationFailedError(
             f"lastEventId: {INVALID_LAST_EVENT_ID}",
             errors={"lastEventId": [INVALID_LAST_EVENT_ID]},
         )
-    return int(value)
+    return position
 
 
 class EventStream:
