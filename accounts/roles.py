@@ -25,6 +25,12 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "importrun": ("add", "view"),
     },
     "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
+    # Admin sign-ins (django-axes): deleting an access attempt lifts its lockout.
+    "axes": {
+        "accessattempt": ("delete", "view"),
+        "accesslog": ("view",),
+        "accessfailurelog": ("view",),
+    },
 }
 
 SUPPORT_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "assistant_api",
     "accounts",
     "chats",
@@ -79,6 +81,8 @@ MIDDLEWARE = [
     "assistant_api.browser_middleware.BrowserAuthenticationMiddleware",
     "assistant_api.browser_middleware.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Turns a locked-out admin login into the lockout page; last, as django-axes requires.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "assistant_api.urls"
@@ -201,6 +205,24 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", BEHIND_TLS_PROXY and not D
 # Load balancers probe health over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS")
+
+# --- Admin sign-in: failed attempts lock a username out from an address (django-axes) --------
+# Its backend goes first: it refuses a locked-out sign-in before the password is even checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_LOCKOUT_MINUTES", 15))
+# Username and address together: a wrong password typed elsewhere, or someone guessing from
+# another address, does not lock a colleague out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+# The same client address as the rate limits: REMOTE_ADDR, or X-Forwarded-For from
+# TRUSTED_PROXIES only.
+AXES_CLIENT_IP_CALLABLE = "assistant_api.throttling.client_address"
+AXES_LOCKOUT_TEMPLATE = "admin/login_locked_out.html"
+AXES_VERBOSE = False  # its startup banner and per-attempt lines; lockouts are still logged
 
 # --- CORS: only the public PDP endpoints (contract §6) --------------------------------------
 CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-questions)$"
