@@ -17,6 +17,11 @@ def json_default(value: Any) -> Any:
     return str(value)
 
 
+def json_bytes(data: Any) -> bytes:
+    """The API's JSON: orjson, timestamps in UTC ending in `Z` (contract §1)."""
+    return orjson.dumps(data, default=json_default, option=orjson.OPT_UTC_Z)
+
+
 class JsonRenderer(BaseRenderer):
     media_type = "application/json"
     format = "json"
@@ -31,4 +36,4 @@ class JsonRenderer(BaseRenderer):
             response = (renderer_context or {}).get("response")
             if response is None or not getattr(response, "render_null", False):
                 return b""
-        return orjson.dumps(data, default=json_default, option=orjson.OPT_UTC_Z)
+        return json_bytes(data)

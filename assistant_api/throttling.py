@@ -167,8 +167,15 @@ def rate_limit(scope: str, ident: str | None, setting: str) -> None:
 
 
 def key_rate_limit(api_key) -> None:
-    """The per-key limit, for views outside DRF (the event stream)."""
+    """The per-key limit, for views outside DRF (the event stream, assistant_api/plain_get.py)."""
     rate_limit(ApiKeyRateThrottle.scope, api_key.prefix, ApiKeyRateThrottle.setting)
+
+
+def public_rate_limit(request: HttpRequest) -> None:
+    """The per-address limit of the public endpoints, for views outside DRF."""
+    rate_limit(
+        PublicRateThrottle.scope, client_address(request) or None, PublicRateThrottle.setting
+    )
 
 
 class _RateThrottle(BaseThrottle):

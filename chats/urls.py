@@ -3,15 +3,22 @@ not include()d, since each level of nesting cost every request a resolver match 
 
 from django.urls import path
 
+from assistant_api.plain_get import plain_get
 from chats.stream.views import chat_events
-from chats.views import ChatMessageViewSet, ChatViewSet
+from chats.views import ChatMessageViewSet, ChatViewSet, list_messages_plain, retrieve_chat_plain
 
 urlpatterns = [
     path("v1/chats", ChatViewSet.as_view({"post": "create"}), name="chat-list"),
-    path("v1/chats/<str:chatId>", ChatViewSet.as_view({"get": "retrieve"}), name="chat-detail"),
+    path(
+        "v1/chats/<str:chatId>",
+        plain_get(ChatViewSet.as_view({"get": "retrieve"}), retrieve_chat_plain),
+        name="chat-detail",
+    ),
     path(
         "v1/chats/<str:chatId>/messages",
-        ChatMessageViewSet.as_view({"get": "list", "post": "create"}),
+        plain_get(
+            ChatMessageViewSet.as_view({"get": "list", "post": "create"}), list_messages_plain
+        ),
         name="chat-messages",
     ),
     # The event stream (contract §5), also at the path of an older quick-start.

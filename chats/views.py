@@ -1,15 +1,24 @@
-"""The chat endpoints (operations 1, 2 and 4): validate, call one function, serialize."""
+"""The chat endpoints (operations 1, 2 and 4): validate, call one function, serialize.
+
+GET chat and the history page are also answered without DRF (`*_plain`, routed by
+assistant_api/plain_get.py): the key and its rate limit, then the same function as the DRF
+action.
+"""
 
 from __future__ import annotations
 
+from django.http import HttpRequest, HttpResponse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.authentication import request_organization
+from accounts.authentication import request_api_key, request_organization
+from accounts.models import Organization
 from accounts.usage import quota_headers
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
+from assistant_api.plain_get import json_response
+from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
 from chats.idempotency import idempotency_key_clean
 from chats.pagination import envelope, page_params
@@ -54,9 +63,8 @@ class ChatViewSet(viewsets.GenericViewSet):
         responses={200: ChatOutput, **ERROR_RESPONSES(401, 404, 429)},
         summary="Get Chat",
     )
-    def retrieve(self, request: Request, chatId: str) -> Response:
-        chat = chat_get(organization=request_organization(request), chat_id=chatId)
-        return Response(chat_body(chat))
+    def retrieve(self, request: Request, chatId: str) -> HttpResponse:
+        return chat_response(request_organization(request), chatId)
 
 
 class ChatMessageViewSet(viewsets.GenericViewSet):
@@ -68,13 +76,8 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 404, 422, 429)},
         summary="List all Chat Messages",
     )
-    def list(self, request: Request, chatId: str) -> Response:
-        chat = chat_get(organization=request_organization(request), chat_id=chatId)
-        page, size = page_params(request.query_params)
-        found = message_page(chat=chat, page=page, size=size)
-        chat_id = str(chat.pk)
-        items = [message_row_output(row, chat_id=chat_id) for row in found.items]
-        return Response(envelope(items, page=page, size=size, total_items=found.total_items))
+    def list(self, request: Request, chatId: str) -> HttpResponse:
+        return history_response(request_organization(request), chatId, request.query_params)
 
     @extend_schema(
         operation_id="addMessageToChat",
@@ -100,3 +103,29 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         organization = request_organization(request)
         headers = quota_headers(organization=organization) if outcome.status_code == 201 else {}
         return Response(outcome.body, status=outcome.status_code, headers=headers)
+
+
+def chat_response(organization: Organization, chat_id: str) -> HttpResponse:
+    chat = chat_get(organization=organization, chat_id=chat_id)
+    return json_response(chat_body(chat))
+
+
+def history_response(organization: Organization, chat_id: str, query) -> HttpResponse:
+    chat = chat_get(organization=organization, chat_id=chat_id)
+    page, size = page_params(query)
+    found = message_page(chat=chat, page=page, size=size)
+    chat_pk = str(chat.pk)
+    items = [message_row_output(row, chat_id=chat_pk) for row in found.items]
+    return json_response(envelope(items, page=page, size=size, total_items=found.total_items))
+
+
+def retrieve_chat_plain(request: HttpRequest, chatId: str) -> HttpResponse:
+    api_key = request_api_key(request)
+    key_rate_limit(api_key)
+    return chat_response(api_key.organization, chatId)
+
+
+def list_messages_plain(request: HttpRequest, chatId: str) -> HttpResponse:
+    api_key = request_api_key(request)
+    key_rate_limit(api_key)
+    return history_response(api_key.organization, chatId, request.GET)

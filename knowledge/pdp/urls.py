@@ -2,12 +2,13 @@
 
 from django.urls import path
 
-from knowledge.pdp.views import PdpQuestionSetViewSet
+from assistant_api.plain_get import plain_get
+from knowledge.pdp.views import PdpQuestionSetViewSet, public_set_plain
 
 urlpatterns = [
     path(
         "v1/knowledge/pdp-questions/<str:organizationId>/public",
-        PdpQuestionSetViewSet.as_view({"get": "public"}),
+        plain_get(PdpQuestionSetViewSet.as_view({"get": "public"}), public_set_plain),
         name="pdp-questions-public",
     ),
     path(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponseBase, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponseBase, HttpResponseNotModified
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -14,7 +14,8 @@ from rest_framework.response import Response
 
 from assistant_api.errors import NotFoundError, ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES
-from assistant_api.throttling import PublicRateThrottle
+from assistant_api.plain_get import json_response
+from assistant_api.throttling import PublicRateThrottle, public_rate_limit
 from assistant_api.validation import validated
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.pdp.cors import remember_allowed_origins
@@ -84,32 +85,7 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         },
     )
     def public(self, request: Request, organizationId: str) -> HttpResponseBase:
-        org_id = parse_organization_id(organizationId)
-        raw_url = request.query_params.get("url")
-        try:
-            url = canonicalize_url(raw_url) if raw_url else None
-        except InvalidUrlError:
-            url = None
-        if url is None:
-            # An unknown organization is a 404 whatever the query says.
-            organization_get_public(organization_id=org_id)
-            raise ValidationFailedError.from_detail({"url": [INVALID_URL if raw_url else REQUIRED]})
-
-        found = question_set_serve(organization_id=org_id, url=url)
-        if found is None:
-            organization = organization_get_public(organization_id=org_id)
-            remember_allowed_origins(request._request, organization.allowed_origins)
-            raise NotFoundError(QUESTION_SET_NOT_FOUND)
-        remember_allowed_origins(request._request, found.allowed_origins)
-
-        etag = found.etag
-        headers = {"ETag": etag, "Cache-Control": CACHE_CONTROL}
-        if _etag_matches(request.META.get("HTTP_IF_NONE_MATCH", ""), etag):
-            not_modified = HttpResponseNotModified()  # no body, no Content-Type
-            for name, value in headers.items():
-                not_modified[name] = value
-            return not_modified
-        return Response(found.body(), headers=headers)
+        return question_set_response(request._request, organizationId)
 
     @extend_schema(
         operation_id="getPdpQuestionSetBodyForm",
@@ -138,6 +114,42 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             response.render_null = True  # type: ignore[attr-defined]
             return response
         return Response(found.body())
+
+
+def question_set_response(request: HttpRequest, organization_id: str) -> HttpResponseBase:
+    """The stored set for `?url=`, 304 when the client has it, 404 or 422 (contract §6)."""
+    org_id = parse_organization_id(organization_id)
+    raw_url = request.GET.get("url")
+    try:
+        url = canonicalize_url(raw_url) if raw_url else None
+    except InvalidUrlError:
+        url = None
+    if url is None:
+        # An unknown organization is a 404 whatever the query says.
+        organization_get_public(organization_id=org_id)
+        raise ValidationFailedError.from_detail({"url": [INVALID_URL if raw_url else REQUIRED]})
+
+    found = question_set_serve(organization_id=org_id, url=url)
+    if found is None:
+        organization = organization_get_public(organization_id=org_id)
+        remember_allowed_origins(request, organization.allowed_origins)
+        raise NotFoundError(QUESTION_SET_NOT_FOUND)
+    remember_allowed_origins(request, found.allowed_origins)
+
+    etag = found.etag
+    if _etag_matches(request.META.get("HTTP_IF_NONE_MATCH", ""), etag):
+        response: HttpResponseBase = HttpResponseNotModified()  # no body, no Content-Type
+    else:
+        response = json_response(found.body())
+    response["ETag"] = etag
+    response["Cache-Control"] = CACHE_CONTROL
+    return response
+
+
+def public_set_plain(request: HttpRequest, organizationId: str) -> HttpResponseBase:
+    """The PDP GET without DRF (assistant_api/plain_get.py): the address's rate limit first."""
+    public_rate_limit(request)
+    return question_set_response(request, organizationId)
 
 
 def _etag_matches(if_none_match: str, etag: str) -> bool:

@@ -1,0 +1,85 @@
+"""The hot GETs answered without DRF's request cycle (issue 9).
+
+DRF's dispatch (its Request, the authenticator, permission, throttle and negotiation objects
+it makes per request, its template response) cost a cached GET chat or a PDP GET about 60 us
+of CPU in process, a sixth of the whole request. These GETs run on every chat screen and
+every product page view.
+
+`plain_get()` gives such a path a view that answers GET with a plain function doing the same
+steps in the same order (the key, its rate limit, the view's work) and turns its exceptions
+into the same responses through the one exception handler (assistant_api/exception_handlers.py).
+The DRF view still answers everything else: other methods (405, OPTIONS), HEAD, an `Accept`
+other than JSON (406) and `?format=`. It also keeps the path in the OpenAPI schema, which
+drf-spectacular reads from the view's `cls` and `actions`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from rest_framework import exceptions as drf
+from rest_framework.settings import api_settings
+
+from assistant_api.exception_handlers import exception_handler
+from assistant_api.renderers import json_bytes
+
+PlainGet = Callable[..., HttpResponseBase]
+
+JSON = "application/json"
+# What ApiKeyAuthentication.authenticate_header gives DRF for a 401.
+AUTHENTICATE = 'Bearer realm="api"'
+
+
+def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Callable[..., Any]:
+    """The URL's view: `get` answers a plain JSON GET, `drf_view` every other request."""
+    allow = _allow_header(drf_view.actions)  # type: ignore[attr-defined]
+
+    def view(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
+        if request.method != "GET" or not _answers_json_as_is(request):
+            return drf_view(request, **kwargs)
+        try:
+            response = get(request, **kwargs)
+        except Exception as exc:
+            response = _error_response(exc, request)
+        response["Allow"] = allow  # as DRF sends on every response of the view
+        return response
+
+    # The view's attributes (cls, initkwargs, actions, csrf_exempt) for the schema and Django.
+    return functools.update_wrapper(view, drf_view)
+
+
+def json_response(data: Any, *, status: int = 200) -> HttpResponse:
+    """`data` rendered as DRF's renderer (assistant_api/renderers.py) renders it."""
+    return HttpResponse(json_bytes(data), status=status, content_type=JSON)
+
+
+def _answers_json_as_is(request: HttpRequest) -> bool:
+    """Whether DRF's negotiation would pick JSON without a look at anything else."""
+    if request.META.get("HTTP_ACCEPT", "*/*") not in ("*/*", JSON):
+        return False
+    return not request.META.get("QUERY_STRING") or (
+        api_settings.URL_FORMAT_OVERRIDE not in request.GET
+    )
+
+
+def _allow_header(actions: dict[str, str]) -> str:
+    """DRF's `Allow`: the view's methods in `http_method_names` order, HEAD with GET."""
+    methods = set(actions) | {"options"} | ({"head"} if "get" in actions else set())
+    order = ("get", "post", "put", "patch", "delete", "head", "options")
+    return ", ".join(method.upper() for method in order if method in methods)
+
+
+def _error_response(exc: Exception, request: HttpRequest) -> HttpResponse:
+    if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
+        exc.auth_header = AUTHENTICATE  # type: ignore[attr-defined]  # as APIView does
+    handled = exception_handler(exc, {"request": request})
+    if handled is None:  # never: the handler answers every exception
+        raise exc
+    response = json_response(handled.data, status=handled.status_code)
+    for name, value in handled.items():
+        if name.lower() != "content-type":
+            response[name] = value
+    return response
