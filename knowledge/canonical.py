@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
@@ -89,3 +90,8 @@ def canonicalize_url(url: str) -> str:
     if len(canonical) > MAX_URL_LENGTH:
         raise InvalidUrlError(f"longer than {MAX_URL_LENGTH} characters")
     return canonical
+
+
+# The PDP GET canonicalizes the URL of every product page view, and views repeat the same
+# pages: remembered, the work is a dict lookup (issue 9). Invalid URLs are not remembered.
+canonicalize_url_cached = functools.lru_cache(maxsize=2048)(canonicalize_url)

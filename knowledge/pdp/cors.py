@@ -13,6 +13,7 @@ then refused to an origin the organization does not list, which is what the brow
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 from urllib.parse import urlsplit
@@ -51,6 +52,7 @@ def remember_allowed_origins(request: HttpRequest, allowed_origins: list[str]) -
     request.pdp_allowed_origins = allowed_origins  # type: ignore[attr-defined]
 
 
+@functools.lru_cache(maxsize=1024)  # per PDP request, for the Origin and each allowed one
 def origin_normalize(origin: str) -> str:
     """`scheme://host[:port]`, lowercased, default port dropped: how browsers send Origin."""
     try:

@@ -17,7 +17,7 @@ from assistant_api.openapi import ERROR_RESPONSES
 from assistant_api.plain_get import json_response
 from assistant_api.throttling import PublicRateThrottle, public_rate_limit
 from assistant_api.validation import validated
-from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.canonical import InvalidUrlError, canonicalize_url_cached
 from knowledge.pdp.cors import remember_allowed_origins
 from knowledge.pdp.selectors import (
     QUESTION_SET_NOT_FOUND,
@@ -121,7 +121,7 @@ def question_set_response(request: HttpRequest, organization_id: str) -> HttpRes
     org_id = parse_organization_id(organization_id)
     raw_url = request.GET.get("url")
     try:
-        url = canonicalize_url(raw_url) if raw_url else None
+        url = canonicalize_url_cached(raw_url) if raw_url else None
     except InvalidUrlError:
         url = None
     if url is None:
