@@ -81,7 +81,7 @@ MIDDLEWARE = [
     "assistant_api.browser_middleware.BrowserAuthenticationMiddleware",
     "assistant_api.browser_middleware.BrowserMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # Turns a locked-out admin login into the lockout page; last, as django-axes requires.
+    # Answers a locked-out admin sign-in (accounts/sign_in.py); last, as django-axes requires.
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -221,7 +221,7 @@ AXES_RESET_ON_SUCCESS = True
 # The same client address as the rate limits: REMOTE_ADDR, or X-Forwarded-For from
 # TRUSTED_PROXIES only.
 AXES_CLIENT_IP_CALLABLE = "assistant_api.throttling.client_address"
-AXES_LOCKOUT_TEMPLATE = "admin/login_locked_out.html"
+AXES_LOCKOUT_CALLABLE = "accounts.sign_in.locked_out_response"  # JSON and Retry-After (§1)
 AXES_VERBOSE = False  # its startup banner and per-attempt lines; lockouts are still logged
 
 # --- CORS: only the public PDP endpoints (contract §6) --------------------------------------

@@ -51,10 +51,12 @@ def test_the_limit_locks_the_username_out_from_that_address_even_with_the_right_
     locked = sign_in("wrong")
 
     assert locked.status_code == 429
-    page = locked.content.decode()
-    assert "Too many failed sign-ins" in page
-    assert "ops" in page
-    assert "15 minutes" in page  # ADMIN_LOGIN_LOCKOUT_MINUTES' default
+    # As every error (contract §1): JSON, and with Retry-After for a 429.
+    assert locked["Content-Type"] == "application/json"
+    message = locked.json()["message"]
+    assert "Too many failed sign-ins for ops" in message
+    assert "locked for 15 minutes" in message  # ADMIN_LOGIN_LOCKOUT_MINUTES' default
+    assert locked["Retry-After"] == "900"
     assert sign_in("right-pw-1").status_code == 429
     # Someone guessing from elsewhere does not lock the operator out, nor another username.
     assert sign_in("right-pw-1", address="203.0.113.9").status_code == 302
