@@ -88,11 +88,11 @@ class BodySizeLimitMiddleware:
 
 
 class JsonErrorMiddleware:
-    """Gives every error outside the admin a JSON body, whoever produced it.
+    """Gives every error a JSON body, whoever produced it, on every path (contract §1).
 
     DRF views already answer in the contract's shape; this catches what Django itself
-    answers (method not allowed on plain views, empty-bodied errors) and unexpected
-    exceptions in plain views, so no HTML page or trace ever reaches an integrator.
+    answers (method not allowed on plain and admin views, empty-bodied errors) and unexpected
+    exceptions in plain views, so no HTML page or trace ever reaches a client.
     """
 
     def __init__(self, get_response: Handler) -> None:
@@ -103,8 +103,6 @@ class JsonErrorMiddleware:
         if response.status_code < 400 or response.streaming:
             return response
         if response.get("Content-Type", "").startswith("application/json"):
-            return response
-        if request.path.startswith("/admin/") and response.status_code not in (404, 500):
             return response
         replacement = json_error(response.status_code)
         for header in ("Allow", "Retry-After"):

@@ -205,6 +205,8 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", BEHIND_TLS_PROXY and not D
 # Load balancers probe health over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS")
+# JSON with Django's reason, like every error (contract §1), not Django's HTML page.
+CSRF_FAILURE_VIEW = "assistant_api.views.csrf_failure"
 
 # --- Admin sign-in: failed attempts lock a username out from an address (django-axes) --------
 # Its backend goes first: it refuses a locked-out sign-in before the password is even checked.

@@ -40,6 +40,12 @@ def permission_denied(request: HttpRequest, exception: Exception | None = None) 
     return json_error(403)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """CSRF_FAILURE_VIEW (admin forms): JSON like every error, with Django's reason."""
+    because = f": {reason.rstrip('.')}" if reason else ""
+    return json_error(403, f"CSRF verification failed{because}. Reload the page and try again.")
+
+
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return json_error(404)
 

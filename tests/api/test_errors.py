@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from django.test import override_settings
+from django.test import Client, override_settings
 
 from assistant_api import errors
 
@@ -54,6 +54,23 @@ def test_method_not_allowed_is_405_with_allow(tenant):
 
 def test_healthz_method_not_allowed_is_json(client):
     assert_error(client.post("/healthz"), 405)
+
+
+def test_admin_csrf_failure_is_json_with_the_reason():
+    # A form posted without its CSRF token (an expired page, a forged request).
+    response = Client(enforce_csrf_checks=True).post(
+        "/admin/login/", {"username": "ops", "password": "pw"}
+    )
+    body = assert_error(response, 403)
+    assert body["message"] == (
+        "CSRF verification failed: CSRF cookie not set. Reload the page and try again."
+    )
+
+
+def test_admin_method_not_allowed_is_json_with_allow(superuser_client):
+    response = superuser_client.get("/admin/logout/")  # signing out is a POST
+    assert_error(response, 405)
+    assert "POST" in response["Allow"]
 
 
 def test_not_acceptable_is_406(tenant):
