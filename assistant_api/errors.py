@@ -10,6 +10,17 @@ BODY_TOO_LARGE = "Request body larger than 64 KiB"
 INVALID_JSON = "The request body is not valid JSON"
 VALIDATION_FAILED = "The request failed validation"
 NOT_FOUND = "Not found"
+BAD_REQUEST = "Bad request"
+TOO_MANY_FIELDS = "Too many query or form parameters"
+
+
+def bad_request_message(exception: Exception | None) -> str:
+    """The 400 message for a request Django refused to read (SuspiciousOperation)."""
+    from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
+
+    if isinstance(exception, TooManyFieldsSent | TooManyFilesSent):
+        return TOO_MANY_FIELDS
+    return BAD_REQUEST
 
 
 class ApplicationError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions as drf
@@ -40,6 +40,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         return response
     if isinstance(exc, RequestDataTooBig):
         return Response(error_body(errors.BODY_TOO_LARGE), status=413)
+    if isinstance(exc, SuspiciousOperation):  # e.g. over 1,000 query parameters: not our bug
+        return Response(error_body(errors.bad_request_message(exc)), status=400)
     if isinstance(exc, drf.ValidationError):
         exc = errors.ValidationFailedError.from_detail(exc.detail)
         return Response(error_body(exc.message, exc.errors), status=422)

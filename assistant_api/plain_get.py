@@ -38,9 +38,12 @@ def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Calla
     allow = _allow_header(drf_view.actions)  # type: ignore[attr-defined]
 
     def view(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
-        if request.method != "GET" or not _answers_json_as_is(request):
+        if request.method != "GET":
             return drf_view(request, **kwargs)
         try:
+            # Inside: reading the query may fail too (over 1,000 parameters is a 400).
+            if not _answers_json_as_is(request):
+                return drf_view(request, **kwargs)
             response = get(request, **kwargs)
         except Exception as exc:
             response = _error_response(exc, request)

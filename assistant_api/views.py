@@ -33,7 +33,7 @@ def readyz(request: HttpRequest) -> JsonResponse:
 
 
 def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    return json_error(400)
+    return json_error(400, errors.bad_request_message(exception))
 
 
 def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

@@ -72,6 +72,20 @@ def test_history_page_answers_as_drf(tenant):
     assert plain[2]["Allow"] == "GET, POST, HEAD, OPTIONS"
 
 
+def test_a_query_django_refuses_to_read_is_400_both_ways(tenant, anonymous):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    too_many = "?" + "&".join(["a"] * 1001)  # DATA_UPLOAD_MAX_NUMBER_FIELDS is 1,000
+    for client, path in [
+        (tenant.client, f"/v1/chats/{chat.id}"),
+        (tenant.client, f"/v1/chats/{chat.id}/messages"),
+        (anonymous, f"/v1/knowledge/pdp-questions/{tenant.organization.id}/public"),
+    ]:
+        plain, through_drf = both_ways(client, path + too_many)
+        assert plain == through_drf, path
+        assert plain[0] == 400
+        assert plain[1] == b'{"message":"Too many query or form parameters"}'
+
+
 def test_format_override_and_other_accepts_still_go_to_drf(tenant):
     chat = ChatFactory(chatbot=tenant.chatbot)
     assert tenant.client.get(f"/v1/chats/{chat.id}", HTTP_ACCEPT="text/html").status_code == 406
