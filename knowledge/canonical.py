@@ -93,5 +93,14 @@ def canonicalize_url(url: str) -> str:
 
 
 # The PDP GET canonicalizes the URL of every product page view, and views repeat the same
-# pages: remembered, the work is a dict lookup (issue 9). Invalid URLs are not remembered.
-canonicalize_url_cached = functools.lru_cache(maxsize=2048)(canonicalize_url)
+# pages: remembered, the work is a dict lookup (issue 9). Invalid URLs are not remembered;
+# nor are long ones, so what a client sends can hold at most ~2 MB per worker.
+_REMEMBERED_URL_LENGTH = 512
+_canonicalize_remembered = functools.lru_cache(maxsize=2048)(canonicalize_url)
+
+
+def canonicalize_url_cached(url: str) -> str:
+    """canonicalize_url, remembering the results of this process's recent URLs."""
+    if len(url) > _REMEMBERED_URL_LENGTH:
+        return canonicalize_url(url)
+    return _canonicalize_remembered(url)

@@ -52,8 +52,15 @@ def remember_allowed_origins(request: HttpRequest, allowed_origins: list[str]) -
     request.pdp_allowed_origins = allowed_origins  # type: ignore[attr-defined]
 
 
-@functools.lru_cache(maxsize=1024)  # per PDP request, for the Origin and each allowed one
 def origin_normalize(origin: str) -> str:
+    """origin_normalize_uncached, remembering short origins (asked on every PDP request, for
+    the Origin and each allowed origin); a long header is not kept."""
+    if len(origin) > _REMEMBERED_ORIGIN_LENGTH:
+        return origin_normalize_uncached(origin)
+    return _origin_normalize_remembered(origin)
+
+
+def origin_normalize_uncached(origin: str) -> str:
     """`scheme://host[:port]`, lowercased, default port dropped: how browsers send Origin."""
     try:
         parts = urlsplit(origin.strip())
@@ -67,6 +74,10 @@ def origin_normalize(origin: str) -> str:
     if port is None or DEFAULT_PORTS.get(scheme) == port:
         return f"{scheme}://{host}"
     return f"{scheme}://{host}:{port}"
+
+
+_REMEMBERED_ORIGIN_LENGTH = 256  # a real Origin is far shorter; at most ~0.5 MB per worker
+_origin_normalize_remembered = functools.lru_cache(maxsize=1024)(origin_normalize_uncached)
 
 
 def origin_allowed(origin: str, allowed_origins: list[str]) -> bool:

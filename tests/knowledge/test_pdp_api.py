@@ -387,3 +387,15 @@ def test_the_answer_is_json_whatever_the_client_accepts(anonymous, organization,
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     assert response.json()["id"] == str(stored.id)
+
+
+def test_long_urls_with_tracking_parameters_find_the_set_every_time(
+    anonymous, organization, stored
+):
+    # Over 512 characters: canonicalized every time, not remembered (knowledge/canonical.py).
+    long_url = PAGE + "?" + "&".join(f"utm_{n}=campaign-{n:04d}" for n in range(40))
+    assert len(long_url) > 512
+    for _ in range(2):
+        response = anonymous.get(get_path(organization.id), {"url": long_url})
+        assert response.status_code == 200
+        assert response.json()["id"] == str(stored.id)
