@@ -215,7 +215,13 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("ADMIN_LOGIN_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("ADMIN_LOGIN_LOCKOUT_MINUTES", 15))
+_lockout_minutes = env_int("ADMIN_LOGIN_LOCKOUT_MINUTES", 15)
+# 0 failures would lock out every sign-in, the right ones too; 0 minutes would lock nothing.
+if AXES_FAILURE_LIMIT < 1 or _lockout_minutes < 1:
+    raise ImproperlyConfigured(
+        "ADMIN_LOGIN_FAILURE_LIMIT and ADMIN_LOGIN_LOCKOUT_MINUTES must be at least 1"
+    )
+AXES_COOLOFF_TIME = timedelta(minutes=_lockout_minutes)
 # Username and address together: a wrong password typed elsewhere, or someone guessing from
 # another address, does not lock a colleague out.
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -224,7 +230,7 @@ AXES_RESET_ON_SUCCESS = True
 # TRUSTED_PROXIES only.
 AXES_CLIENT_IP_CALLABLE = "assistant_api.throttling.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.sign_in.locked_out_response"  # JSON and Retry-After (§1)
-AXES_VERBOSE = False  # its startup banner and per-attempt lines; lockouts are still logged
+AXES_VERBOSE = False  # no startup banner, and only the lockout parameters in its log lines
 
 # --- CORS: only the public PDP endpoints (contract §6) --------------------------------------
 CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-questions)$"

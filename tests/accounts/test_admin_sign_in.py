@@ -109,3 +109,23 @@ def test_the_api_is_not_affected_by_admin_lockouts(operator, tenant):
     for _ in range(LIMIT):
         sign_in("wrong", address="127.0.0.1")
     assert tenant.client.get("/v1/chats/x", REMOTE_ADDR="127.0.0.1").status_code == 404
+
+
+@pytest.mark.parametrize(
+    "setting", ["ADMIN_LOGIN_FAILURE_LIMIT=0", "ADMIN_LOGIN_LOCKOUT_MINUTES=0"]
+)
+def test_settings_that_would_lock_everyone_or_no_one_are_refused(setting):
+    name, value = setting.split("=")
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**server_env(), name: value},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert result.returncode != 0
+    assert "ADMIN_LOGIN_FAILURE_LIMIT and ADMIN_LOGIN_LOCKOUT_MINUTES must be at least 1" in (
+        result.stderr
+    )
