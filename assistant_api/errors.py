@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
+
 INTERNAL_ERROR = "Internal server error"
 DATABASE_UNAVAILABLE = "The database is unavailable"
 BODY_TOO_LARGE = "Request body larger than 64 KiB"
@@ -16,8 +18,6 @@ TOO_MANY_FIELDS = "Too many query or form parameters"
 
 def bad_request_message(exception: Exception | None) -> str:
     """The 400 message for a request Django refused to read (SuspiciousOperation)."""
-    from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
-
     if isinstance(exception, TooManyFieldsSent | TooManyFilesSent):
         return TOO_MANY_FIELDS
     return BAD_REQUEST

@@ -24,11 +24,10 @@ from rest_framework import exceptions as drf
 from rest_framework.settings import api_settings
 
 from assistant_api.exception_handlers import exception_handler
-from assistant_api.renderers import json_bytes
+from assistant_api.renderers import JSON, json_response
 
 PlainGet = Callable[..., HttpResponseBase]
 
-JSON = "application/json"
 # What ApiKeyAuthentication.authenticate_header gives DRF for a 401.
 AUTHENTICATE = 'Bearer realm="api"'
 
@@ -52,11 +51,6 @@ def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Calla
 
     # The view's attributes (cls, initkwargs, actions, csrf_exempt) for the schema and Django.
     return functools.update_wrapper(view, drf_view)
-
-
-def json_response(data: Any, *, status: int = 200) -> HttpResponse:
-    """`data` rendered as DRF's renderer (assistant_api/renderers.py) renders it."""
-    return HttpResponse(json_bytes(data), status=status, content_type=JSON)
 
 
 def _answers_json_as_is(request: HttpRequest) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from django.http import HttpResponse
 from rest_framework.renderers import BaseRenderer
 
 
@@ -17,13 +18,21 @@ def json_default(value: Any) -> Any:
     return str(value)
 
 
+JSON = "application/json"
+
+
 def json_bytes(data: Any) -> bytes:
     """The API's JSON: orjson, timestamps in UTC ending in `Z` (contract §1)."""
     return orjson.dumps(data, default=json_default, option=orjson.OPT_UTC_Z)
 
 
+def json_response(data: Any, *, status: int = 200) -> HttpResponse:
+    """`data` as a response body for views outside DRF, exactly as JsonRenderer writes it."""
+    return HttpResponse(json_bytes(data), status=status, content_type=JSON)
+
+
 class JsonRenderer(BaseRenderer):
-    media_type = "application/json"
+    media_type = JSON
     format = "json"
     charset = None
 

@@ -7,7 +7,7 @@ action.
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.request import Request
@@ -17,7 +17,7 @@ from accounts.authentication import request_api_key, request_organization
 from accounts.models import Organization
 from accounts.usage import quota_headers
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
-from assistant_api.plain_get import json_response
+from assistant_api.renderers import json_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
 from chats.idempotency import idempotency_key_clean
@@ -110,7 +110,7 @@ def chat_response(organization: Organization, chat_id: str) -> HttpResponse:
     return json_response(chat_body(chat))
 
 
-def history_response(organization: Organization, chat_id: str, query) -> HttpResponse:
+def history_response(organization: Organization, chat_id: str, query: QueryDict) -> HttpResponse:
     chat = chat_get(organization=organization, chat_id=chat_id)
     page, size = page_params(query)
     found = message_page(chat=chat, page=page, size=size)

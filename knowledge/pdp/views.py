@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from assistant_api.errors import NotFoundError, ValidationFailedError
 from assistant_api.openapi import ERROR_RESPONSES
-from assistant_api.plain_get import json_response
+from assistant_api.renderers import json_response
 from assistant_api.throttling import PublicRateThrottle, public_rate_limit
 from assistant_api.validation import validated
 from knowledge.canonical import InvalidUrlError, canonicalize_url_cached
