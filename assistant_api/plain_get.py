@@ -45,7 +45,7 @@ def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Calla
                 return drf_view(request, **kwargs)
             response = get(request, **kwargs)
         except Exception as exc:
-            response = _error_response(exc, request)
+            response = error_response(exc, request)
         response["Allow"] = allow  # as DRF sends on every response of the view
         return response
 
@@ -69,7 +69,8 @@ def _allow_header(actions: dict[str, str]) -> str:
     return ", ".join(method.upper() for method in order if method in methods)
 
 
-def _error_response(exc: Exception, request: HttpRequest) -> HttpResponse:
+def error_response(exc: Exception, request: HttpRequest) -> HttpResponse:
+    """What DRF would answer for `exc`, for views outside DRF (these GETs, the event stream)."""
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
         exc.auth_header = AUTHENTICATE  # type: ignore[attr-defined]  # as APIView does
     handled = exception_handler(exc, {"request": request})

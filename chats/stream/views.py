@@ -13,10 +13,9 @@ import time
 from collections.abc import Iterator
 from datetime import datetime
 
-import orjson
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
@@ -24,7 +23,7 @@ from rest_framework import exceptions as drf
 
 from accounts.authentication import request_api_key
 from assistant_api.errors import ApplicationError, ValidationFailedError
-from assistant_api.exception_handlers import error_body
+from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import digits_value
 from chats.models import Event
@@ -47,15 +46,8 @@ def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
         key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
         chat = chat_get(organization=api_key.organization, chat_id=chat_id)
         after = resume_position(request)
-    except (drf.NotAuthenticated, drf.AuthenticationFailed) as exc:
-        response = _error(401, str(exc.detail))
-        response["WWW-Authenticate"] = 'Bearer realm="api"'
-        return response
-    except ApplicationError as exc:
-        response = _error(exc.status_code, exc.message, exc.errors)
-        for name, value in exc.headers.items():
-            response[name] = value
-        return response
+    except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:
+        return error_response(exc, request)
 
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
@@ -195,13 +187,3 @@ class EventStream:
         if self.after is not None:
             return delivery.seq > self.after
         return delivery.created_at >= self.since
-
-
-def _error(
-    status: int, message: str, field_errors: dict[str, list[str]] | None = None
-) -> HttpResponse:
-    return HttpResponse(
-        orjson.dumps(error_body(message, field_errors)),
-        status=status,
-        content_type="application/json",
-    )
