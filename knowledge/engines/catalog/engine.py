@@ -129,7 +129,7 @@ class Turn:
         self.tools.run(
             "get_page_context",
             {"url": self.request.current_url},
-            lambda: get_page_context(self.context, url=self.request.current_url),
+            lambda: get_page_context(self.context, url=self.request.current_url, found=product),
             lambda result: result[0],
         )
         return product

@@ -74,11 +74,14 @@ def page_product_find(organization: Organization, url: str) -> Product | None:
         return None
     if urlsplit(canonical).path == "/":
         return None  # a shop's home page is no product's page: no query needed
-    catalog = Product.objects.filter(organization=organization)
-    product = catalog.filter(url=canonical).first()
-    if product is None and "?" in canonical:
-        product = catalog.filter(url=canonical.split("?", 1)[0]).first()
-    return product
+    # The page itself, else the page without its query (a variant's parameters): one query.
+    urls = [canonical, canonical.split("?", 1)[0]] if "?" in canonical else [canonical]
+    found = list(Product.objects.filter(organization=organization, url__in=urls))
+    for url in urls:
+        same_url = [product for product in found if product.url == url]
+        if same_url:
+            return min(same_url, key=lambda product: (product.title, product.pk))
+    return None
 
 
 def products_by_gtin(organization: Organization, gtins: list[str]) -> list[Product]:
@@ -141,8 +144,11 @@ def variants_of(product: Product) -> list[Product]:
     return [product] + [p for p in group if p.pk != product.pk]
 
 
-def get_page_context(context: ToolContext, *, url: str) -> tuple[dict[str, Any], Product | None]:
-    product = page_product_find(context.organization, url)
+def get_page_context(
+    context: ToolContext, *, url: str, found: Product | None = None
+) -> tuple[dict[str, Any], Product | None]:
+    """The page's canonical URL and its product; `found`: that product, already looked up."""
+    product = found or page_product_find(context.organization, url)
     try:
         canonical = canonicalize_url(url)
     except InvalidUrlError:
