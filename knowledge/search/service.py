@@ -18,6 +18,7 @@ from knowledge.search.spelling import alternatives
 from knowledge.search.text import query_words
 
 MAX_LIMIT = 100
+MAX_KEPT_SPELLINGS = 5000
 _ORDERINGS = {
     "relevance": ("-rank", "title", "pk"),
     "price_asc": ("paid_price", "title", "pk"),
@@ -34,8 +35,13 @@ def product_search(
     sort: str = "relevance",
     limit: int = 10,
     offset: int = 0,
+    spellings: dict[str, list[str]] | None = None,
 ) -> SearchResult:
-    """The organization's products matching `query` and `filters`, best first."""
+    """The organization's products matching `query` and `filters`, best first.
+
+    `spellings`: what each query word became in `_corrected`, kept by a caller that reads the
+    same catalog again (the assistant, per catalog version): those words cost no query again.
+    """
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     limit = max(0, min(limit, MAX_LIMIT))
@@ -53,7 +59,9 @@ def product_search(
     groups = [[term] for term in terms]
     products, total = _page(backend.match(filtered, groups, every=True), ordering, limit, offset)
     if total == 0:
-        corrected = _corrected(backend, organization, catalog, terms)
+        corrected = _corrected(
+            backend, organization, catalog, terms, {} if spellings is None else spellings
+        )
         if corrected and corrected != groups:
             matched = backend.match(filtered, corrected, every=True)
             products, total = _page(matched, ordering, limit, offset)
@@ -83,20 +91,27 @@ def _corrected(
     organization: Organization,
     catalog: QuerySet[Product],
     terms: list[str],
+    spellings: dict[str, list[str]],
 ) -> list[list[str]]:
-    """Each word kept if the catalog has it, else replaced by its alternatives, else dropped."""
+    """Each word kept if the catalog has it, else replaced by its alternatives, else dropped
+    (an empty list in `spellings`)."""
+    unknown = [term for term in terms if term not in spellings]
     known = set(
-        SearchTerm.objects.filter(organization=organization, term__in=terms).values_list(
+        SearchTerm.objects.filter(organization=organization, term__in=unknown).values_list(
             "term", flat=True
         )
+        if unknown
+        else ()
     )
-    groups: list[list[str]] = []
-    for term in terms:
+    found: dict[str, list[str]] = {}
+    for term in unknown:
         # Not a catalog name word: it may still match a description or another form of a word
         # ("watches"). count(), not exists(): with LIMIT 1 PostgreSQL scans the whole table for
         # a word that is nowhere (it expects an early hit); without, it uses the index.
         if term in known or backend.match(catalog, [[term]], every=True).count():
-            groups.append([term])
-        elif found := alternatives(backend, organization, term):
-            groups.append(found)
-    return groups
+            found[term] = [term]
+        else:
+            found[term] = alternatives(backend, organization, term)
+    if len(spellings) < MAX_KEPT_SPELLINGS:  # bounded, whatever words shoppers type
+        spellings.update(found)
+    return [group for term in terms if (group := found.get(term, spellings.get(term)))]

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import ApiKey
@@ -16,6 +17,7 @@ from chats.services_messages import ASSISTANT_FAILED, UNKNOWN_STORE
 from knowledge.models import Product
 from tests.factories import ChatbotFactory, ChatFactory
 from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, imported_shop
+from tests.knowledge.catalog_files import run_import
 from tests.openapi_validation import SchemaChecker
 
 pytestmark = [
@@ -282,6 +284,53 @@ def test_post_query_count(shop, settings, django_assert_num_queries):
     with django_assert_num_queries(FIXED_QUERIES + event_writes):
         response = shop.say(chat_id, "laptops under 1500")
     assert response.status_code == 201
+
+
+def sql_of(queries: CaptureQueriesContext, *fragments: str) -> list[str]:
+    return [q["sql"] for q in queries if all(fragment in q["sql"] for fragment in fragments)]
+
+
+@pytest.mark.parametrize("url", [PDP, PDP + "?shade=black"], ids=["page", "variant-page"])
+def test_the_shoppers_page_is_looked_up_in_one_query(shop, url):
+    chat_id = shop.chat()
+
+    with CaptureQueriesContext(connection) as queries:
+        response = shop.say(chat_id, "is it in stock?", url=url)
+
+    assert response.status_code == 201
+    page = Event.objects.filter(chat_id=chat_id, tool_name="get_page_context", status="completed")
+    assert page.get().tool_response["product"]["designation"] == "Essence Mascara Lash Princess"
+    # the page, or the page without its query when no product has it: one query either way
+    assert len(sql_of(queries, 'FROM "knowledge_product"', '"knowledge_product"."url"')) == 1
+
+
+def test_a_misspelt_word_is_looked_up_once_per_catalog_import(tenant):
+    files = [str(path) for path in DEMO_FILES]
+    shop_files = ["--stores", files[2], "--inventory", files[1]]
+    assert not run_import(str(tenant.organization.id), files[0], *shop_files)[1]
+    client, chatbot = tenant.client, tenant.chatbot
+
+    def reply(message: str) -> tuple[dict, list[str]]:
+        chat = client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json").json()
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(
+                f"/v1/chats/{chat['id']}/messages",
+                {"message": message, "currentUrl": "https://shop.example/"},
+                format="json",
+            )
+        assert response.status_code == 201
+        return response.json(), sql_of(queries, "knowledge_searchterm")
+
+    first, first_lookups = reply("any mascra?")
+    again, again_lookups = reply("do you have mascra")
+
+    assert first["products"] and again["products"] == first["products"]
+    assert "Mascara" in first["products"][0]["designation"]
+    assert first_lookups and not again_lookups  # the catalog's words for "mascra": once
+    # A new import may bring new words: they are looked up again.
+    assert not run_import(str(tenant.organization.id), files[0], *shop_files)[1]
+    _, after_import = reply("any mascra?")
+    assert after_import
 
 
 # key, chat, user message transaction (savepoint, quota read, usage update, insert, release;

@@ -282,7 +282,10 @@ class Turn:
 
         def lookup() -> list[Product]:
             return product_search(
-                organization=self.request.organization, query=args["query"], limit=5
+                organization=self.request.organization,
+                query=args["query"],
+                limit=5,
+                spellings=self.vocabulary.spellings,
             ).products
 
         candidates = self.tools.run(

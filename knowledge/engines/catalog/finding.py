@@ -215,6 +215,7 @@ def search_once(
         sort=sort,
         limit=CANDIDATES,
         offset=offset,
+        spellings=vocabulary.spellings,
     )
     unmatched = [w for w in words if w not in result.terms]
     wanted = [t for t in result.terms if t not in hints]
