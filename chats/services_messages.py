@@ -24,6 +24,7 @@ from chats.idempotency import (
     idempotency_record_take_over,
     request_fingerprint,
 )
+from chats.message_insert import unmetered_user_message_insert
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from knowledge.engines import engine_for
@@ -56,6 +57,7 @@ def store_resolve(*, organization: Organization, store_code: str | None) -> Stor
 
 def user_message_store(
     *,
+    organization: Organization,
     chat: Chat,
     content: str,
     current_url: str,
@@ -67,8 +69,15 @@ def user_message_store(
 
     Everything that decides whether a message may be stored at all (the key's unique
     constraint, the monthly quota of contract §7) belongs in this transaction, so a refused
-    request stores nothing.
+    request stores nothing. An organization without a quota (as the request saw it; the
+    statement checks again) and a message without a key need no transaction of their own.
     """
+    if idempotency_key is None and organization.monthly_quota is None:
+        stored = unmetered_user_message_insert(
+            chat=chat, content=content, current_url=current_url, store_code=store_code
+        )
+        if stored is not None:
+            return stored, None
     with transaction.atomic():
         # Counted first: a refusal (429) rolls the whole transaction back, storing nothing.
         quota_consume_message(organization_id=chat.organization_id, chatbot_id=chat.chatbot_id)
@@ -118,6 +127,7 @@ def message_create(
             return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
     try:
         user_message, record = user_message_store(
+            organization=organization,
             chat=chat,
             content=content,
             current_url=current_url,
@@ -168,6 +178,7 @@ def interrupted_reply_resume(
     user_message = interrupted_message_find(chat=chat, since=since, fingerprint=record.request_hash)
     if user_message is None:  # not expected: the record and the message commit together
         user_message, _ = user_message_store(
+            organization=organization,
             chat=chat,
             content=content,
             current_url=current_url,

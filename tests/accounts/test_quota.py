@@ -125,3 +125,39 @@ def test_parallel_messages_store_exactly_the_remaining_quota(live, tenant):
     assert (
         Message.objects.filter(chat__organization=tenant.organization, type="answer").count() == 10
     )
+
+
+@pytest.mark.e2e
+def test_parallel_messages_without_a_quota_are_each_counted(live, tenant):
+    # Given an organization without a quota (its messages are stored without a lock)
+    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
+    start = threading.Barrier(30)
+
+    def send(index: int) -> int:
+        with httpx.Client(
+            base_url=live.url, headers={"x-api-key": tenant.key}, timeout=60
+        ) as client:
+            start.wait()
+            return client.post(f"/v1/chats/{chats[index % 5].id}/messages", json=BODY).status_code
+
+    # When 30 messages arrive at once, the first of the day among them
+    with ThreadPoolExecutor(max_workers=30) as pool:
+        statuses = list(pool.map(send, range(30)))
+
+    # Then each is stored, answered and counted once in the day's usage
+    assert statuses == [201] * 30
+    assert Message.objects.filter(chat__organization=tenant.organization, type="user").count() == 30
+    assert tenant.client.get("/v1/usage").json()["messages"] == 30
+
+
+@pytest.mark.django_db
+def test_a_quota_given_to_an_unlimited_organization_holds_at_once(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    assert [post(tenant, chat).status_code for _ in range(2)] == [201, 201]
+    assert tenant.client.get("/v1/usage").json()["messages"] == 2
+
+    # The key's organization may still be cached as unlimited: the store checks again.
+    call_command("set_quota", str(tenant.organization.pk), "3", stdout=None)
+
+    assert [post(tenant, chat).status_code for _ in range(2)] == [201, 429]
+    assert Message.objects.filter(chat=chat, type="user").count() == 3
