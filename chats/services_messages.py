@@ -15,6 +15,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from accounts.models import Chatbot, Organization
 from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
+from assistant_api.prepared import PreparedQuery
 from chats.events import EventPublisher
 from chats.idempotency import (
     Outcome,
@@ -152,10 +153,18 @@ def message_create(
     return outcome
 
 
+# Read before every reply: compiled once (assistant_api/prepared.py).
+_messages_before = PreparedQuery(
+    lambda chat_id, seq: Message.objects.filter(chat_id=chat_id, seq__lt=seq).order_by("-seq"),
+    chat_id=Message._meta.get_field("chat"),
+    seq=Message._meta.pk,
+)
+
+
 def message_history(*, chat: Chat, before: Message) -> list[Message]:
     """The latest messages before `before`, oldest first."""
-    recent = Message.objects.filter(chat=chat, seq__lt=before.seq).order_by("-seq")
-    return list(reversed(recent[:HISTORY_LIMIT]))
+    recent = _messages_before.fetch(chat_id=chat.pk, seq=before.seq, limit=HISTORY_LIMIT)
+    return list(reversed(recent))
 
 
 def interrupted_reply_resume(

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from accounts.models import Chatbot, Organization
+from assistant_api.prepared import PreparedQuery
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.engines.base import ReplyRequest
 from knowledge.engines.catalog.finding import Found, constraints_json, find
@@ -66,6 +67,24 @@ def product_summary(product: Product, store: Store | None = None, row=None) -> d
     return body
 
 
+# Looked up on every message: compiled once (assistant_api/prepared.py).
+_products_of_page = PreparedQuery(
+    lambda organization_id, url: Product.objects.filter(
+        organization_id=organization_id, url=url
+    ).order_by(),
+    organization_id=Product._meta.get_field("organization"),
+    url=Product._meta.get_field("url"),
+)
+_products_of_pages = PreparedQuery(
+    lambda organization_id, url, other: Product.objects.filter(
+        organization_id=organization_id, url__in=[url, other]
+    ).order_by(),
+    organization_id=Product._meta.get_field("organization"),
+    url=Product._meta.get_field("url"),
+    other=Product._meta.get_field("url"),
+)
+
+
 def page_product_find(organization: Organization, url: str) -> Product | None:
     """The catalog product whose page `url` is, after canonicalization (contract §6, §8)."""
     try:
@@ -75,8 +94,14 @@ def page_product_find(organization: Organization, url: str) -> Product | None:
     if urlsplit(canonical).path == "/":
         return None  # a shop's home page is no product's page: no query needed
     # The page itself, else the page without its query (a variant's parameters): one query.
-    urls = [canonical, canonical.split("?", 1)[0]] if "?" in canonical else [canonical]
-    found = list(Product.objects.filter(organization=organization, url__in=urls))
+    if "?" in canonical:
+        urls = [canonical, canonical.split("?", 1)[0]]
+        found = _products_of_pages.fetch(
+            organization_id=organization.pk, url=urls[0], other=urls[1]
+        )
+    else:
+        urls = [canonical]
+        found = _products_of_page.fetch(organization_id=organization.pk, url=canonical)
     for url in urls:
         same_url = [product for product in found if product.url == url]
         if same_url:

@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import Min
 
 from accounts.models import Organization
+from assistant_api.prepared import PreparedQuery
 from knowledge.models import ImportRun, Product, Store
 from knowledge.search.text import fold
 
@@ -67,16 +68,21 @@ def phrase(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w]+", " ", normalize(text))).strip()
 
 
+# Read on every message: compiled once (assistant_api/prepared.py).
+_latest_import = PreparedQuery(
+    lambda organization_id: (
+        ImportRun.objects.filter(organization_id=organization_id).order_by("-pk").values_list("pk")
+    ),
+    organization_id=ImportRun._meta.get_field("organization"),
+)
+
+
 def vocabulary_for(organization: Organization) -> Vocabulary:
     """The catalog's words, read again after each import (one cheap query tells)."""
     key = str(organization.pk)
     now = time.monotonic()
-    stamp = (
-        ImportRun.objects.filter(organization=organization)
-        .order_by("-pk")
-        .values_list("pk", flat=True)
-        .first()
-    )
+    latest = _latest_import.fetch(organization_id=organization.pk, limit=1)
+    stamp = latest[0][0] if latest else None
     cached = _cache.get(key)
     if cached is not None and cached[1] == stamp and now - cached[0] < MAX_AGE_SECONDS:
         return cached[2]
