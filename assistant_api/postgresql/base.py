@@ -12,17 +12,21 @@ timeout, no round trip.
 
 from __future__ import annotations
 
-import select
-
 import psycopg
 from django.conf import settings
 from django.db.backends.postgresql import base
+from gevent import monkey
+
+# gevent's select, even with a zero timeout, ends with gevent.sleep(0): every request's first
+# query would give way to the other greenlets for a check that never waits. The system's
+# select answers at once.
+_select_now = monkey.get_original("select", "select")
 
 
 def closed_by_server(connection: psycopg.Connection) -> bool:
     if connection.closed or connection.broken:
         return True
-    readable, _, _ = select.select([connection.fileno()], [], [], 0)
+    readable, _, _ = _select_now([connection.fileno()], [], [], 0)
     return bool(readable)
 
 
