@@ -34,14 +34,14 @@ AUTHENTICATE = 'Bearer realm="api"'
 
 def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Callable[..., Any]:
     """The URL's view: `get` answers a plain JSON GET, `drf_view` every other request."""
-    allow = _allow_header(drf_view.actions)  # type: ignore[attr-defined]
+    allow = allow_header(drf_view.actions)  # type: ignore[attr-defined]
 
     def view(request: HttpRequest, **kwargs: Any) -> HttpResponseBase:
         if request.method != "GET":
             return drf_view(request, **kwargs)
         try:
             # Inside: reading the query may fail too (over 1,000 parameters is a 400).
-            if not _answers_json_as_is(request):
+            if not answers_json_as_is(request):
                 return drf_view(request, **kwargs)
             response = get(request, **kwargs)
         except Exception as exc:
@@ -53,7 +53,7 @@ def plain_get(drf_view: Callable[..., HttpResponseBase], get: PlainGet) -> Calla
     return functools.update_wrapper(view, drf_view)
 
 
-def _answers_json_as_is(request: HttpRequest) -> bool:
+def answers_json_as_is(request: HttpRequest) -> bool:
     """Whether DRF's negotiation would pick JSON without a look at anything else."""
     if request.META.get("HTTP_ACCEPT", "*/*") not in ("*/*", JSON):
         return False
@@ -62,7 +62,7 @@ def _answers_json_as_is(request: HttpRequest) -> bool:
     )
 
 
-def _allow_header(actions: dict[str, str]) -> str:
+def allow_header(actions: dict[str, str]) -> str:
     """DRF's `Allow`: the view's methods in `http_method_names` order, HEAD with GET."""
     methods = set(actions) | {"options"} | ({"head"} if "get" in actions else set())
     order = ("get", "post", "put", "patch", "delete", "head", "options")

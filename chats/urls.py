@@ -4,11 +4,22 @@ not include()d, since each level of nesting cost every request a resolver match 
 from django.urls import path
 
 from assistant_api.plain_get import plain_get
+from assistant_api.plain_post import plain_post
 from chats.stream.views import chat_events
-from chats.views import ChatMessageViewSet, ChatViewSet, list_messages_plain, retrieve_chat_plain
+from chats.views import (
+    ChatMessageViewSet,
+    ChatViewSet,
+    create_chat_plain,
+    list_messages_plain,
+    retrieve_chat_plain,
+)
 
 urlpatterns = [
-    path("v1/chats", ChatViewSet.as_view({"post": "create"}), name="chat-list"),
+    path(
+        "v1/chats",
+        plain_post(ChatViewSet.as_view({"post": "create"}), create_chat_plain),
+        name="chat-list",
+    ),
     path(
         "v1/chats/<str:chatId>",
         plain_get(ChatViewSet.as_view({"get": "retrieve"}), retrieve_chat_plain),

@@ -1,11 +1,13 @@
 """The chat endpoints (operations 1, 2 and 4): validate, call one function, serialize.
 
-GET chat and the history page are also answered without DRF (`*_plain`, routed by
-assistant_api/plain_get.py): the key and its rate limit, then the same function as the DRF
-action.
+Chat creation, GET chat and the history page are also answered without DRF (`*_plain`,
+routed by assistant_api/plain_get.py and plain_post.py): the key and its rate limit, then the
+same function as the DRF action.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse, QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -44,18 +46,8 @@ class ChatViewSet(viewsets.GenericViewSet):
         responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
         summary="Create Chat",
     )
-    def create(self, request: Request) -> Response:
-        data = validated(ChatCreateInput, request.data)
-        chat = chat_create(
-            organization=request_organization(request),
-            chatbot_id=data["chatbotId"],
-            user_id=data.get("userId"),
-        )
-        return Response(
-            chat_body(chat),
-            status=status.HTTP_201_CREATED,
-            headers={"Location": f"/v1/chats/{chat.id}"},
-        )
+    def create(self, request: Request) -> HttpResponse:
+        return chat_created_response(request_organization(request), request.data)
 
     @extend_schema(
         operation_id="getChat",
@@ -105,6 +97,16 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         return Response(outcome.body, status=outcome.status_code, headers=headers)
 
 
+def chat_created_response(organization: Organization, body: Any) -> HttpResponse:
+    data = validated(ChatCreateInput, body)
+    chat = chat_create(
+        organization=organization, chatbot_id=data["chatbotId"], user_id=data.get("userId")
+    )
+    response = json_response(chat_body(chat), status=status.HTTP_201_CREATED)
+    response["Location"] = f"/v1/chats/{chat.id}"
+    return response
+
+
 def chat_response(organization: Organization, chat_id: str) -> HttpResponse:
     chat = chat_get(organization=organization, chat_id=chat_id)
     return json_response(chat_body(chat))
@@ -117,6 +119,12 @@ def history_response(organization: Organization, chat_id: str, query: QueryDict)
     chat_pk = str(chat.pk)
     items = [message_row_output(row, chat_id=chat_pk) for row in found.items]
     return json_response(envelope(items, page=page, size=size, total_items=found.total_items))
+
+
+def create_chat_plain(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
+    api_key = request_api_key(request)
+    key_rate_limit(api_key)
+    return chat_created_response(api_key.organization, body)
 
 
 def retrieve_chat_plain(request: HttpRequest, chatId: str) -> HttpResponse:
