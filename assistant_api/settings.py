@@ -109,6 +109,7 @@ TEMPLATES = [
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
 DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 20)
 DB_HEALTH_CHECKS = env_bool("DB_HEALTH_CHECKS", True)
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
 if DATABASE_URL:
     _db = dj_database_url.parse(DATABASE_URL)
     if _db["ENGINE"] == "django.db.backends.postgresql":
@@ -127,6 +128,12 @@ if DATABASE_URL:
             "timeout": env_int("DB_POOL_TIMEOUT", 10),
         }
         _db["OPTIONS"].setdefault("connect_timeout", 5)
+        # Parameters bound by the server, so psycopg prepares a statement run five times on a
+        # connection and the server plans it once: PostgreSQL's CPU per chat creation halves
+        # (BENCHMARKS.md, issue 9). Off behind a transaction-pooling PgBouncer older than 1.21,
+        # which cannot keep a session's prepared statements.
+        _db["OPTIONS"]["server_side_binding"] = DB_PREPARED_STATEMENTS
+        _db["OPTIONS"]["prepare_threshold"] = 5 if DB_PREPARED_STATEMENTS else None
     DATABASES = {"default": _db}
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
