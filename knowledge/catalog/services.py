@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Organization
+from assistant_api.db_statements import statements_unprepared
 from knowledge.catalog.import_inventory import inventory_import
 from knowledge.catalog.import_products import products_import
 from knowledge.catalog.import_stores import stores_import
@@ -61,7 +62,7 @@ def catalog_import(
     if inventory is not None:
         steps.append((inventory, inventory_import, {"full": full}))
     try:
-        with transaction.atomic():
+        with statements_unprepared(), transaction.atomic():
             for file, step, options in steps:
                 _run_step(organization, file, step, options, report, on_read)
             if strict and (report.error_count or report.failed_files):

@@ -64,3 +64,20 @@ def test_switched_off_nothing_is_prepared():
         assert done.returncode == 0, done.stderr
         counts[value] = int(done.stdout.split()[-1])
     assert counts == {"0": 0, "1": 1}
+
+
+def test_a_catalog_import_prepares_nothing(tenant, tmp_path):
+    # 7,000 items: each batch statement of 1,000 rows runs seven times, past psycopg's five.
+    from bench.catalog_feed import write_feed
+    from tests.knowledge.catalog_files import run_import
+
+    feed = write_feed(tmp_path / "feed.tsv", 7000)
+    before = set(prepared_statements())
+
+    assert not run_import(str(tenant.organization.id), str(feed))[1]
+
+    assert set(prepared_statements()) == before
+    # The request path prepares again after it.
+    for _ in range(7):
+        assert tenant.client.get("/v1/usage").status_code == 200
+    assert set(prepared_statements()) != before
