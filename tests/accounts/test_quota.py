@@ -101,12 +101,10 @@ def test_last_months_messages_do_not_count(tenant):
     assert post(tenant, ChatFactory(chatbot=tenant.chatbot)).status_code == 201
 
 
-@pytest.mark.e2e
-def test_parallel_messages_store_exactly_the_remaining_quota(live, tenant):
-    # Given 10 messages left of the month's quota
-    set_quota(tenant, 10)
+def messages_at_once(live, tenant, count: int) -> list[int]:
+    """The statuses of `count` messages to five chats, all sent at the same moment."""
     chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
-    start = threading.Barrier(50)
+    start = threading.Barrier(count)
 
     def send(index: int) -> int:
         with httpx.Client(
@@ -115,9 +113,17 @@ def test_parallel_messages_store_exactly_the_remaining_quota(live, tenant):
             start.wait()
             return client.post(f"/v1/chats/{chats[index % 5].id}/messages", json=BODY).status_code
 
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(send, range(count)))
+
+
+@pytest.mark.e2e
+def test_parallel_messages_store_exactly_the_remaining_quota(live, tenant):
+    # Given 10 messages left of the month's quota
+    set_quota(tenant, 10)
+
     # When 50 messages arrive at once
-    with ThreadPoolExecutor(max_workers=50) as pool:
-        statuses = list(pool.map(send, range(50)))
+    statuses = messages_at_once(live, tenant, 50)
 
     # Then exactly 10 are stored and answered, and 40 refused
     assert statuses.count(201) == 10 and statuses.count(429) == 40
@@ -130,19 +136,8 @@ def test_parallel_messages_store_exactly_the_remaining_quota(live, tenant):
 @pytest.mark.e2e
 def test_parallel_messages_without_a_quota_are_each_counted(live, tenant):
     # Given an organization without a quota (its messages are stored without a lock)
-    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
-    start = threading.Barrier(30)
-
-    def send(index: int) -> int:
-        with httpx.Client(
-            base_url=live.url, headers={"x-api-key": tenant.key}, timeout=60
-        ) as client:
-            start.wait()
-            return client.post(f"/v1/chats/{chats[index % 5].id}/messages", json=BODY).status_code
-
     # When 30 messages arrive at once, the first of the day among them
-    with ThreadPoolExecutor(max_workers=30) as pool:
-        statuses = list(pool.map(send, range(30)))
+    statuses = messages_at_once(live, tenant, 30)
 
     # Then each is stored, answered and counted once in the day's usage
     assert statuses == [201] * 30
