@@ -68,13 +68,6 @@ def product_summary(product: Product, store: Store | None = None, row=None) -> d
 
 
 # Looked up on every message: compiled once (assistant_api/prepared.py).
-_products_of_page = PreparedQuery(
-    lambda organization_id, url: Product.objects.filter(
-        organization_id=organization_id, url=url
-    ).order_by(),
-    organization_id=Product._meta.get_field("organization"),
-    url=Product._meta.get_field("url"),
-)
 _products_of_pages = PreparedQuery(
     lambda organization_id, url, other: Product.objects.filter(
         organization_id=organization_id, url__in=[url, other]
@@ -94,15 +87,11 @@ def page_product_find(organization: Organization, url: str) -> Product | None:
     if urlsplit(canonical).path == "/":
         return None  # a shop's home page is no product's page: no query needed
     # The page itself, else the page without its query (a variant's parameters): one query.
-    if "?" in canonical:
-        urls = [canonical, canonical.split("?", 1)[0]]
-        found = _products_of_pages.fetch(
-            organization_id=organization.pk, url=urls[0], other=urls[1]
-        )
-    else:
-        urls = [canonical]
-        found = _products_of_page.fetch(organization_id=organization.pk, url=canonical)
-    for url in urls:
+    without_query = canonical.split("?", 1)[0]
+    found = _products_of_pages.fetch(
+        organization_id=organization.pk, url=canonical, other=without_query
+    )
+    for url in (canonical, without_query):
         same_url = [product for product in found if product.url == url]
         if same_url:
             return min(same_url, key=lambda product: (product.title, product.pk))
