@@ -313,6 +313,11 @@ if not 0 <= API_KEY_CACHE_SECONDS <= 1:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
 # Seconds a worker reuses a chat row it read for a read (chats/chat_cache.py).
 CHAT_CACHE_SECONDS = float(os.environ.get("CHAT_CACHE_SECONDS", "60"))
+# Seconds a chat's history pages may stay in Redis (chats/history_cache.py): a new message
+# drops them at once; this bounds them if Redis missed that. 0 off; no cache without REDIS_URL.
+HISTORY_CACHE_SECONDS = env_int("HISTORY_CACHE_SECONDS", 60)
+if HISTORY_CACHE_SECONDS < 0:
+    raise ImproperlyConfigured("HISTORY_CACHE_SECONDS must be 0 (off) or more")
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))

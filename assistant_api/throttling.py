@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import logging
 import re
 import time
 from dataclasses import dataclass
@@ -23,18 +22,15 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from assistant_api.cache_health import CacheHealth
 from assistant_api.errors import TooManyRequestsError
 from assistant_api.rate_counter import WindowCounter
-
-logger = logging.getLogger("assistant_api.throttling")
 
 RATE_LIMITED = "Rate limit exceeded"
 _RATE = re.compile(
     r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|second|m|min|minute|h|hour|d|day)s?\s*$", re.IGNORECASE
 )
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-RETRY_CACHE_AFTER = 5.0
-WARN_EVERY = 60.0
 
 
 @dataclass(frozen=True)
@@ -55,30 +51,12 @@ def parse_rate(text: str) -> Rate | None:
     return Rate(int(count), int(multiplier or 1) * _UNIT_SECONDS[unit[0].lower()])
 
 
-class _CacheHealth:
-    """Remembers a failing cache for a few seconds so requests do not each wait on it."""
-
-    down_until = 0.0
-    last_warning = 0.0
-
-    @classmethod
-    def available(cls) -> bool:
-        return time.monotonic() >= cls.down_until
-
-    @classmethod
-    def failed(cls, exc: Exception) -> None:
-        now = time.monotonic()
-        cls.down_until = now + RETRY_CACHE_AFTER
-        if now - cls.last_warning >= WARN_EVERY:
-            cls.last_warning = now
-            logger.warning(
-                "rate limit cache unavailable, serving without limits: %s", type(exc).__name__
-            )
+_cache_health = CacheHealth("rate limit cache unavailable, serving without limits")
 
 
 def hit(scope: str, ident: str, rate: Rate) -> float | None:
     """Counts one request; the seconds to wait when over the limit, else None."""
-    if not _CacheHealth.available():
+    if not _cache_health.available():
         return None
     now = time.time()
     window = int(now // rate.seconds)
@@ -86,7 +64,7 @@ def hit(scope: str, ident: str, rate: Rate) -> float | None:
     try:
         count = _count(key, ttl=rate.seconds + 1)
     except Exception as exc:  # the cache backend is down
-        _CacheHealth.failed(exc)
+        _cache_health.failed(exc)
         return None
     if count <= rate.requests:
         return None

@@ -17,6 +17,7 @@ from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
 from assistant_api.prepared import PreparedQuery
 from chats.events import EventPublisher
+from chats.history_cache import history_changed
 from chats.idempotency import (
     Outcome,
     idempotency_outcome_replay,
@@ -78,6 +79,7 @@ def user_message_store(
             chat=chat, content=content, current_url=current_url, store_code=store_code
         )
         if stored is not None:
+            history_changed(chat.pk)
             return stored, None
     with transaction.atomic():
         # Counted first: a refusal (429) rolls the whole transaction back, storing nothing.
@@ -94,6 +96,7 @@ def user_message_store(
             current_url=current_url,
             store_code=store_code,
         )
+        history_changed(chat.pk)
     return message, record
 
 
@@ -314,4 +317,5 @@ def reply_run(
         current_url=user_message.current_url,
         store_code=user_message.store_code,
     )
+    history_changed(chat.pk)
     return Outcome(status_code=201, body=dict(MessageOutput(answer).data))

@@ -19,10 +19,12 @@ from accounts.authentication import request_api_key, request_organization
 from accounts.models import Organization
 from accounts.usage import quota_headers
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
-from assistant_api.renderers import json_response
+from assistant_api.renderers import JSON, json_bytes, json_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
+from chats.history_cache import cached_page, page_store
 from chats.idempotency import idempotency_key_clean
+from chats.models import Chat
 from chats.pagination import envelope, page_params
 from chats.selectors import chat_get, message_page
 from chats.serializers import (
@@ -115,10 +117,22 @@ def chat_response(organization: Organization, chat_id: str) -> HttpResponse:
 def history_response(organization: Organization, chat_id: str, query: QueryDict) -> HttpResponse:
     chat = chat_get(organization=organization, chat_id=chat_id)
     page, size = page_params(query)
+    return HttpResponse(history_page_json(chat, page=page, size=size), content_type=JSON)
+
+
+def history_page_json(chat: Chat, *, page: int, size: int) -> bytes:
+    """The history page's body: from the history cache (chats/history_cache.py) when it has
+    the page, else from the database, then kept there."""
+    cached = cached_page(chat.pk, page=page, size=size)
+    if cached is not None and cached.body is not None:
+        return cached.body
     found = message_page(chat=chat, page=page, size=size)
     chat_pk = str(chat.pk)
     items = [message_row_output(row, chat_id=chat_pk) for row in found.items]
-    return json_response(envelope(items, page=page, size=size, total_items=found.total_items))
+    body = json_bytes(envelope(items, page=page, size=size, total_items=found.total_items))
+    if cached is not None:
+        page_store(cached, body)
+    return body
 
 
 def create_chat_plain(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:

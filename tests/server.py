@@ -112,3 +112,36 @@ def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30) -> N
         except httpx.HTTPError:
             time.sleep(0.1)
     raise RuntimeError("server did not start")
+
+
+@contextmanager
+def redis_server(port: int) -> Iterator[str]:
+    """A private Redis on a free port, so the test can stop and restart it."""
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        for _ in range(50):
+            if (
+                subprocess.run(
+                    ["redis-cli", "-p", str(port), "ping"], capture_output=True
+                ).stdout.strip()
+                == b"PONG"
+            ):
+                break
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -6,9 +6,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -16,46 +14,13 @@ import pytest
 from assistant_api.throttling import RATE_LIMITED
 from tests.conftest import make_tenant
 from tests.factories import ChatFactory
-from tests.server import free_port, start_server
+from tests.server import free_port, redis_server, start_server
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
 ]
-
-
-@contextmanager
-def redis_server(port: int) -> Iterator[str]:
-    """A private Redis on a free port, so the test can stop and restart it."""
-    process = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        for _ in range(50):
-            if (
-                subprocess.run(
-                    ["redis-cli", "-p", str(port), "ping"], capture_output=True
-                ).stdout.strip()
-                == b"PONG"
-            ):
-                break
-            time.sleep(0.1)
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def statuses(url: str, key: str, count: int) -> list[int]:

@@ -1,0 +1,141 @@
+"""History pages kept in Redis until the chat's next message (issue 9).
+
+A chat's messages are only ever added, never edited or removed one by one, so a page of its
+history stays right until the chat's next message. Integrators read the same pages again and
+again (the chat panel of every page a shopper opens); a page read from Redis costs the worker
+a third of one read from PostgreSQL, and PostgreSQL nothing.
+
+Each chat has one Redis hash: its pages by `page:size`, and `gen`, a token that every new
+message replaces, dropping the pages (`history_changed`, once the message is committed). A
+reader that missed stores its page only if `gen` is still the token it saw before reading
+the database; so a page read before a message was committed is never stored after it.
+
+Only with `REDIS_URL`: a per-process cache could not hear of other workers' messages. A hash
+lives `HISTORY_CACHE_SECONDS` from its creation, never longer (`0` turns the cache off). If
+Redis fails, pages are read from the database; a message whose invalidation could not reach
+Redis may be missing from cached pages until they expire.
+"""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from typing import cast
+
+import redis
+from django.conf import settings
+from django.db import transaction
+
+from assistant_api.cache_health import CacheHealth
+
+# Pages kept per chat: a client asking for every size of every page cannot fill Redis.
+MAX_PAGES_PER_CHAT = 32
+
+# KEYS: the chat's hash; ARGV: the token the reader saw ('' for none), the page's field, the
+# body, the seconds a new hash lives, the most pages a chat keeps. A hash is given its expiry
+# only when created.
+_STORE = """
+local gen = redis.call('HGET', KEYS[1], 'gen') or ''
+if gen ~= ARGV[1] then return 0 end
+local pages = redis.call('HLEN', KEYS[1]) - (gen == '' and 0 or 1)
+if pages >= tonumber(ARGV[5]) then return 0 end
+local created = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])
+if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
+return created
+"""
+# KEYS: the chat's hash; ARGV: a new token, the seconds the hash lives.
+_REPLACE = """
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'gen', ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+"""
+
+_health = CacheHealth(
+    "history cache unavailable: history is read from the database, and pages cached before "
+    "may miss messages written meanwhile until they expire (HISTORY_CACHE_SECONDS)"
+)
+
+
+class CachedPage:
+    """A page as the cache holds it: `body` when it was kept, else what storing it needs."""
+
+    __slots__ = ("body", "chat_id", "field", "gen")
+
+    def __init__(self, chat_id: uuid.UUID, field: str, gen: str | None, body: bytes | None):
+        self.chat_id, self.field, self.gen, self.body = chat_id, field, gen, body
+
+
+def cached_page(chat_id: uuid.UUID, *, page: int, size: int) -> CachedPage | None:
+    """The chat's page from the cache (`body` None on a miss); None when there is no cache
+    to use, now."""
+    client = _client()
+    if client is None or not _health.available():
+        return None
+    field = f"{page}:{size}"
+    try:
+        gen, body = cast(list[bytes | None], client.hmget(_key(chat_id), ["gen", field]))
+    except (redis.RedisError, OSError) as exc:
+        _health.failed(exc)
+        return None
+    return CachedPage(chat_id, field, None if gen is None else gen.decode(), body)
+
+
+def page_store(missed: CachedPage, body: bytes) -> None:
+    """Keeps the page read after `missed`, unless the chat has had a message since."""
+    client = _client()
+    if client is None:
+        return
+    try:
+        _script(client, _STORE)(
+            keys=[_key(missed.chat_id)],
+            args=[
+                missed.gen or "",
+                missed.field,
+                body,
+                _seconds(),
+                MAX_PAGES_PER_CHAT,
+            ],
+        )
+    except (redis.RedisError, OSError) as exc:
+        _health.failed(exc)
+
+
+def history_changed(chat_id: uuid.UUID) -> None:
+    """Drops the chat's cached pages once the message just written is committed."""
+    if _client() is not None:
+        transaction.on_commit(functools.partial(_replace_token, chat_id))
+
+
+def _replace_token(chat_id: uuid.UUID) -> None:
+    client = _client()
+    assert client is not None
+    try:
+        _script(client, _REPLACE)(keys=[_key(chat_id)], args=[uuid.uuid4().hex, _seconds()])
+    except (redis.RedisError, OSError) as exc:
+        # Tried even while reads skip a failing Redis: this write is what keeps pages right.
+        _health.failed(exc)
+
+
+def _key(chat_id: uuid.UUID) -> str:
+    return f"history:{chat_id}"
+
+
+def _seconds() -> int:
+    return settings.HISTORY_CACHE_SECONDS
+
+
+@functools.cache
+def _redis(url: str) -> redis.Redis:
+    return redis.Redis.from_url(url, **settings.REDIS_SOCKET_OPTIONS)
+
+
+def _client() -> redis.Redis | None:
+    """The deployment's Redis when the cache is on, else None."""
+    if not settings.REDIS_URL or settings.HISTORY_CACHE_SECONDS <= 0:
+        return None
+    return _redis(settings.REDIS_URL)
+
+
+@functools.cache
+def _script(client: redis.Redis, source: str):
+    return client.register_script(source)
