@@ -5,15 +5,19 @@ history stays right until the chat's next message. Integrators read the same pag
 again (the chat panel of every page a shopper opens); a page read from Redis costs the worker
 a third of one read from PostgreSQL, and PostgreSQL nothing.
 
-Each chat has one Redis hash: its pages by `page:size`, and `gen`, a token that every new
-message replaces, dropping the pages (`history_changed`, once the message is committed). A
-reader that missed stores its page only if `gen` is still the token it saw before reading
-the database; so a page read before a message was committed is never stored after it.
+Each chat has one Redis hash: its pages by `page:size`, and `gen`, a random token that every
+new message replaces, dropping the pages (`history_changed`, once the message is committed).
+A reader that finds no token sets one. A reader that missed stores its page only if `gen` is
+still the token it saw before reading the database; so a page read before a message was
+committed is never stored after it, even if Redis lost the hash in between. The token is
+replaced before the request that wrote the message answers, so a read that starts after that
+answer has the message.
 
 Only with `REDIS_URL`: a per-process cache could not hear of other workers' messages. A hash
 lives `HISTORY_CACHE_SECONDS` from its creation, never longer (`0` turns the cache off). If
-Redis fails, pages are read from the database; a message whose invalidation could not reach
-Redis may be missing from cached pages until they expire.
+Redis fails, pages are read from the database. Replacing the token is tried up to three more
+times after a connection error or timeout; a message whose invalidation still could not
+reach Redis may be missing from cached pages until they expire.
 """
 
 from __future__ import annotations
@@ -25,23 +29,31 @@ from typing import cast
 import redis
 from django.conf import settings
 from django.db import transaction
+from redis.backoff import ExponentialBackoff
+from redis.retry import Retry
 
 from assistant_api.cache_health import CacheHealth
 
 # Pages kept per chat: a client asking for every size of every page cannot fill Redis.
 MAX_PAGES_PER_CHAT = 32
 
-# KEYS: the chat's hash; ARGV: the token the reader saw ('' for none), the page's field, the
-# body, the seconds a new hash lives, the most pages a chat keeps. A hash is given its expiry
-# only when created.
+# KEYS: the chat's hash; ARGV: the page's field, a new token, the seconds a new hash lives.
+# Returns the token and the page (nil on a miss); a chat without a token gets the new one.
+_READ = """
+local found = redis.call('HMGET', KEYS[1], 'gen', ARGV[1])
+if not found[1] then
+  redis.call('HSET', KEYS[1], 'gen', ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[3])
+  found[1] = ARGV[2]
+end
+return found
+"""
+# KEYS: the chat's hash; ARGV: the token the reader saw, the page's field, the body, the most
+# pages a chat keeps. A hash without that token (replaced, or lost with the hash) takes nothing.
 _STORE = """
-local gen = redis.call('HGET', KEYS[1], 'gen') or ''
-if gen ~= ARGV[1] then return 0 end
-local pages = redis.call('HLEN', KEYS[1]) - (gen == '' and 0 or 1)
-if pages >= tonumber(ARGV[5]) then return 0 end
-local created = redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])
-if redis.call('TTL', KEYS[1]) == -1 then redis.call('EXPIRE', KEYS[1], ARGV[4]) end
-return created
+if redis.call('HGET', KEYS[1], 'gen') ~= ARGV[1] then return 0 end
+if redis.call('HLEN', KEYS[1]) - 1 >= tonumber(ARGV[4]) then return 0 end
+return redis.call('HSETNX', KEYS[1], ARGV[2], ARGV[3])
 """
 # KEYS: the chat's hash; ARGV: a new token, the seconds the hash lives.
 _REPLACE = """
@@ -61,7 +73,7 @@ class CachedPage:
 
     __slots__ = ("body", "chat_id", "field", "gen")
 
-    def __init__(self, chat_id: uuid.UUID, field: str, gen: str | None, body: bytes | None):
+    def __init__(self, chat_id: uuid.UUID, field: str, gen: bytes, body: bytes | None):
         self.chat_id, self.field, self.gen, self.body = chat_id, field, gen, body
 
 
@@ -73,11 +85,15 @@ def cached_page(chat_id: uuid.UUID, *, page: int, size: int) -> CachedPage | Non
         return None
     field = f"{page}:{size}"
     try:
-        gen, body = cast(list[bytes | None], client.hmget(_key(chat_id), ["gen", field]))
+        found = _script(client, _READ)(
+            keys=[_key(chat_id)], args=[field, uuid.uuid4().hex, _seconds()]
+        )
     except (redis.RedisError, OSError) as exc:
         _health.failed(exc)
         return None
-    return CachedPage(chat_id, field, None if gen is None else gen.decode(), body)
+    gen, body = cast(list[bytes | None], found)
+    assert gen is not None  # the script sets a token where there was none
+    return CachedPage(chat_id, field, gen, body)
 
 
 def page_store(missed: CachedPage, body: bytes) -> None:
@@ -88,13 +104,7 @@ def page_store(missed: CachedPage, body: bytes) -> None:
     try:
         _script(client, _STORE)(
             keys=[_key(missed.chat_id)],
-            args=[
-                missed.gen or "",
-                missed.field,
-                body,
-                _seconds(),
-                MAX_PAGES_PER_CHAT,
-            ],
+            args=[missed.gen, missed.field, body, MAX_PAGES_PER_CHAT],
         )
     except (redis.RedisError, OSError) as exc:
         _health.failed(exc)
@@ -103,12 +113,15 @@ def page_store(missed: CachedPage, body: bytes) -> None:
 def history_changed(chat_id: uuid.UUID) -> None:
     """Drops the chat's cached pages once the message just written is committed."""
     if _client() is not None:
-        transaction.on_commit(functools.partial(_replace_token, chat_id))
+        transaction.on_commit(functools.partial(history_maybe_changed, chat_id))
 
 
-def _replace_token(chat_id: uuid.UUID) -> None:
-    client = _client()
-    assert client is not None
+def history_maybe_changed(chat_id: uuid.UUID) -> None:
+    """Drops the chat's cached pages now: after a write whose commit may or may not have
+    happened (the database connection failed during it), or once it is committed."""
+    client = _client(retries=3)
+    if client is None:
+        return
     try:
         _script(client, _REPLACE)(keys=[_key(chat_id)], args=[uuid.uuid4().hex, _seconds()])
     except (redis.RedisError, OSError) as exc:
@@ -125,15 +138,23 @@ def _seconds() -> int:
 
 
 @functools.cache
-def _redis(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, **settings.REDIS_SOCKET_OPTIONS)
+def _redis(url: str, retries: int) -> redis.Redis:
+    # Retried: a command cut by a connection error or timeout (a restart, a failover).
+    retry = Retry(ExponentialBackoff(cap=0.2, base=0.02), retries)
+    return redis.Redis.from_url(
+        url,
+        retry=retry,
+        retry_on_error=[redis.ConnectionError, redis.TimeoutError],
+        **settings.REDIS_SOCKET_OPTIONS,
+    )
 
 
-def _client() -> redis.Redis | None:
-    """The deployment's Redis when the cache is on, else None."""
+def _client(*, retries: int = 0) -> redis.Redis | None:
+    """The deployment's Redis when the cache is on, else None. Reads do not retry: a page
+    Redis cannot give at once is read from the database."""
     if not settings.REDIS_URL or settings.HISTORY_CACHE_SECONDS <= 0:
         return None
-    return _redis(settings.REDIS_URL)
+    return _redis(settings.REDIS_URL, retries)
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
 from assistant_api.prepared import PreparedQuery
 from chats.events import EventPublisher
-from chats.history_cache import history_changed
+from chats.history_cache import history_changed, history_maybe_changed
 from chats.idempotency import (
     Outcome,
     idempotency_outcome_replay,
@@ -139,6 +139,9 @@ def message_create(
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
         )
+    except DATABASE_ERRORS:
+        history_maybe_changed(chat.pk)  # the message may have been committed all the same
+        raise
     except IntegrityError:
         # An identical request claimed the key a moment ago: answer with its outcome.
         if idempotency_key is None:
@@ -245,6 +248,7 @@ def assistant_reply(
         )
     except DATABASE_ERRORS as exc:
         logger.error("database lost during the reply for chat %s: %s", chat.id, type(exc).__name__)
+        history_maybe_changed(chat.pk)  # the answer may have been committed all the same
         failed_event_publish_when_back(publisher=publisher)
         return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
 

@@ -9,11 +9,18 @@ from collections.abc import Iterator
 import httpx
 import pytest
 import redis
+from django.db import transaction
 from django.test.utils import override_settings
 
-from chats.history_cache import MAX_PAGES_PER_CHAT, cached_page, history_changed, page_store
+from chats.history_cache import (
+    MAX_PAGES_PER_CHAT,
+    cached_page,
+    history_changed,
+    history_maybe_changed,
+    page_store,
+)
 from tests.conftest import make_tenant
-from tests.factories import ChatFactory, MessageFactory
+from tests.factories import ChatbotFactory, ChatFactory, MessageFactory
 from tests.server import free_port, redis_server, start_server
 
 pytestmark = [
@@ -43,11 +50,12 @@ def history(client, chat_id, **params) -> dict:
     return response.json()
 
 
-def say(client, chat_id, text: str):
+def say(client, chat_id, text: str, **headers):
     return client.post(
         f"/v1/chats/{chat_id}/messages",
         {"message": text, "currentUrl": "https://shop.example/"},
         format="json",
+        **headers,
     )
 
 
@@ -63,7 +71,7 @@ def test_a_read_page_is_kept_and_served_until_the_next_message(cache_on):
     MessageFactory(chat=chat)
     again = history(tenant.client, chat.id, size=2)
 
-    assert set(kept) == {b"1:2"}
+    assert set(kept) == {b"gen", b"1:2"}
     assert again == first and first["totalItems"] == 3
 
 
@@ -89,7 +97,10 @@ def test_a_page_read_before_a_message_is_never_kept_after_it(cache_on):
     chat = ChatFactory()
     # A reader misses and reads the database; meanwhile a message is committed.
     missed = cached_page(chat.id, page=1, size=20)
-    history_changed(chat.id)
+    with transaction.atomic():
+        history_changed(chat.id)
+        # Not before the message is committed: until then the old pages are still right.
+        assert cache_on.hget(f"history:{chat.id}", "gen") == missed.gen
     page_store(missed, b"the page without the message")
 
     assert cached_page(chat.id, page=1, size=20).body is None
@@ -97,6 +108,48 @@ def test_a_page_read_before_a_message_is_never_kept_after_it(cache_on):
     fresh = cached_page(chat.id, page=1, size=20)
     page_store(fresh, b"the page with the message")
     assert cached_page(chat.id, page=1, size=20).body == b"the page with the message"
+
+
+def test_a_page_read_before_a_message_is_not_kept_when_redis_lost_the_chat(cache_on):
+    chat = ChatFactory()
+    missed = cached_page(chat.id, page=1, size=20)
+    history_changed(chat.id)
+    cache_on.delete(f"history:{chat.id}")  # evicted, or Redis restarted
+
+    page_store(missed, b"the page without the message")
+
+    assert cache_on.exists(f"history:{chat.id}") == 0
+
+
+def test_a_message_is_in_pages_cached_before_even_when_its_reply_fails(cache_on, settings):
+    settings.ASSISTANT_ENGINES = {"failing": "tests.chats.engines.BrokenEngine"}
+    tenant = make_tenant()
+    chatbot = ChatbotFactory(organization=tenant.organization, engine="failing")
+    unkeyed, keyed = ChatFactory(chatbot=chatbot), ChatFactory(chatbot=chatbot)
+    for chat in (unkeyed, keyed):
+        history(tenant.client, chat.id)  # cached, empty
+
+    # Without a key (one statement on PostgreSQL) and with one (a transaction)
+    failed = [
+        say(tenant.client, unkeyed.id, "laptops"),
+        say(tenant.client, keyed.id, "laptops", HTTP_IDEMPOTENCY_KEY="k-1"),
+    ]
+
+    assert [response.status_code for response in failed] == [503, 503]
+    for chat in (unkeyed, keyed):
+        assert [m["type"] for m in history(tenant.client, chat.id)["items"]] == ["user"]
+
+
+def test_an_invalidation_after_redis_dropped_its_connections_still_lands(cache_on):
+    chat = ChatFactory()
+    history_maybe_changed(chat.id)  # the writers' connection, now in its pool
+    page_store(cached_page(chat.id, page=1, size=20), b"the page before")
+    cache_on.client_kill_filter(_type="normal", skipme=True)  # as a Redis restart would
+
+    history_maybe_changed(chat.id)
+
+    after = cached_page(chat.id, page=1, size=20)
+    assert after is not None and after.body is None
 
 
 def test_a_chat_keeps_a_bounded_number_of_pages_for_a_bounded_time(cache_on):
@@ -108,7 +161,7 @@ def test_a_chat_keeps_a_bounded_number_of_pages_for_a_bounded_time(cache_on):
                 time.sleep(1.1)
     key = f"history:{chat.id}"
 
-    assert cache_on.hlen(key) == MAX_PAGES_PER_CHAT
+    assert cache_on.hlen(key) == MAX_PAGES_PER_CHAT + 1  # and the token
     # Its expiry counts from the first page: later pages do not extend it.
     assert 0 < cache_on.pttl(key) <= 900
 
