@@ -16,8 +16,9 @@ answer has the message.
 Only with `REDIS_URL`: a per-process cache could not hear of other workers' messages. A hash
 lives `HISTORY_CACHE_SECONDS` from its creation, never longer (`0` turns the cache off). If
 Redis fails, pages are read from the database. Replacing the token is tried up to three more
-times after a connection error or timeout; a message whose invalidation still could not
-reach Redis may be missing from cached pages until they expire.
+times after a connection error or timeout (once while Redis is known to be failing); a
+message whose invalidation still could not reach Redis may be missing from cached pages
+until they expire.
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ def history_changed(chat_id: uuid.UUID) -> None:
 def history_maybe_changed(chat_id: uuid.UUID) -> None:
     """Drops the chat's cached pages now: after a write whose commit may or may not have
     happened (the database connection failed during it), or once it is committed."""
-    client = _client(retries=3)
+    # Retried, except while Redis is known to be failing: then a message waits on it once.
+    client = _client(retries=3 if _health.available() else 0)
     if client is None:
         return
     try:
