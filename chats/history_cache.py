@@ -84,15 +84,17 @@ def cached_page(chat_id: uuid.UUID, *, page: int, size: int) -> CachedPage | Non
     client = _client()
     if client is None or not _health.available():
         return None
-    field = f"{page}:{size}"
+    field, key = f"{page}:{size}", _key(chat_id)
     try:
-        found = _script(client, _READ)(
-            keys=[_key(chat_id)], args=[field, uuid.uuid4().hex, _seconds()]
-        )
+        gen, body = cast(list[bytes | None], client.hmget(key, ["gen", field]))
+        if gen is None:
+            # Only a chat without a token takes the script, which sets one unless another
+            # reader did meanwhile; a plain HMGET costs Redis and the worker less.
+            found = _script(client, _READ)(keys=[key], args=[field, uuid.uuid4().hex, _seconds()])
+            gen, body = cast(list[bytes | None], found)
     except (redis.RedisError, OSError) as exc:
         _health.failed(exc)
         return None
-    gen, body = cast(list[bytes | None], found)
     assert gen is not None  # the script sets a token where there was none
     return CachedPage(chat_id, field, gen, body)
 
