@@ -30,7 +30,13 @@ from chats.message_insert import unmetered_user_message_insert
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from knowledge.engines import engine_for
-from knowledge.engines.base import Engine, EngineError, ReplyRequest, answers_at_once
+from knowledge.engines.base import (
+    Engine,
+    EngineError,
+    PastMessage,
+    ReplyRequest,
+    answers_at_once,
+)
 from knowledge.models import Store
 
 logger = logging.getLogger(__name__)
@@ -161,16 +167,20 @@ def message_create(
 
 # Read before every reply: compiled once (assistant_api/prepared.py).
 _messages_before = PreparedQuery(
-    lambda chat_id, seq: Message.objects.filter(chat_id=chat_id, seq__lt=seq).order_by("-seq"),
+    lambda chat_id, seq: (
+        Message.objects.filter(chat_id=chat_id, seq__lt=seq)
+        .order_by("-seq")
+        .values_list(*PastMessage._fields)
+    ),
     chat_id=Message._meta.get_field("chat"),
     seq=Message._meta.pk,
 )
 
 
-def message_history(*, chat: Chat, before: Message) -> list[Message]:
+def message_history(*, chat: Chat, before: Message) -> list[PastMessage]:
     """The latest messages before `before`, oldest first."""
     recent = _messages_before.fetch(chat_id=chat.pk, seq=before.seq, limit=HISTORY_LIMIT)
-    return list(reversed(recent))
+    return [PastMessage._make(row) for row in reversed(recent)]
 
 
 def interrupted_reply_resume(

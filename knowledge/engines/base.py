@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from accounts.models import Chatbot, Organization
 from chats.events import EventPublisher
-from chats.models import Chat, Message
+from chats.models import Chat
 from knowledge.models import Store
+
+
+class PastMessage(NamedTuple):
+    """What an engine reads of an earlier message: only these columns are loaded, since every
+    reply reads up to 30 of them (whole model instances cost the reply 0.5 ms more)."""
+
+    type: str  # a MessageType value
+    content: str
+    current_url: str
+    products: list[dict[str, Any]] | None
 
 
 @dataclass(frozen=True)
@@ -17,7 +27,7 @@ class ReplyRequest:
     organization: Organization
     chatbot: Chatbot
     chat: Chat
-    history: Sequence[Message]  # earlier messages of the chat, oldest first
+    history: Sequence[PastMessage]  # earlier messages of the chat, oldest first
     message: str  # what the shopper just wrote
     current_url: str  # the page the shopper is on
     store: Store | None  # the `store` query parameter, when given

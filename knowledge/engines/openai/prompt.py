@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chats.models import Message, MessageType
-from knowledge.engines.base import ReplyRequest
+from chats.models import MessageType
+from knowledge.engines.base import PastMessage, ReplyRequest
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are the shopping assistant of an online shop. Help the shopper find and choose products \
@@ -59,7 +59,7 @@ def context_prompt(request: ReplyRequest, page_context: dict[str, Any] | None) -
     return "\n".join(lines)
 
 
-def history_message(message: Message) -> dict[str, str] | None:
+def history_message(message: PastMessage) -> dict[str, str] | None:
     if message.type == MessageType.USER:
         return {"role": "user", "content": message.content}
     if message.type in (MessageType.ANSWER, MessageType.ASSISTANT):
