@@ -4,8 +4,10 @@ Starts gunicorn with gevent workers (assistant_api/gunicorn.conf.py) on a fresh 
 database `bench` and Redis db 6, with production settings (rate limits counted in Redis at a
 limit the load never reaches), loads the demo shop and a generated 100,000-item catalog,
 and measures requests/s and p50/p99 with wrk at each concurrency, for a plain Django view (the
-baseline) and the API's endpoints. Writes BENCHMARKS.md's `## Overall (make bench)` section,
-bench/results.png and var/bench/results.json.
+baseline) and the API's endpoints. At concurrency 16 the baseline runs again after each
+endpoint, and an endpoint's ratio is to the baseline points on either side. Writes
+BENCHMARKS.md's `## Overall (make bench)` section, bench/results.png and
+var/bench/results.json.
 
 Environment: BENCH_SECONDS (per point, default 10), BENCH_CONCURRENCY (default 1,16,64),
 BENCH_CATALOG_SIZE (default 100000), BENCH_ONLY (comma-separated endpoint keys; the baseline
@@ -185,6 +187,12 @@ def main() -> int:
                 s for s in scenarios(fixtures) if not ONLY or s.endpoint.key in ONLY | {"baseline"}
             ]
             cpu = CpuMeter(server_pid=server.process.pid, backend_pids=deployment.backend_pids)
+            # The machine's speed drifts by a third within minutes here (BENCHMARKS.md, seventh
+            # round), so at c=16 a baseline point runs after each endpoint's too: an endpoint's
+            # ratio is against the mean of the baseline points right before and after it.
+            baseline = chosen[0]
+            assert baseline.endpoint.key == "baseline"
+            brackets: list[Result] = []
             for scenario in list(chosen):
                 try:
                     check(server.url, scenario)
@@ -202,6 +210,11 @@ def main() -> int:
                     result = run_point(server.url, scenario, concurrency, SECONDS, cpu)
                     results.append(result)
                     print(f"bench: {json.dumps(result.as_dict())}", flush=True)
+                    if concurrency == report.TARGET_CONCURRENCY:
+                        after = result
+                        if scenario is not baseline:
+                            after = run_point(server.url, baseline, concurrency, SECONDS, cpu)
+                        brackets.append(after)
             workers = len(server.workers())
         memory = None
         if os.environ.get("BENCH_MEMORY", "1") != "0":
@@ -213,7 +226,15 @@ def main() -> int:
             deployment.drop_database()
 
     endpoints = [s.endpoint for s in chosen]
-    (VAR / "results.json").write_text(json.dumps([r.as_dict() for r in results], indent=1))
+    (VAR / "results.json").write_text(
+        json.dumps(
+            {
+                "results": [r.as_dict() for r in results],
+                "baselines_around_c16": [r.as_dict() for r in brackets],
+            },
+            indent=1,
+        )
+    )
     context = {
         **report.machine(),
         **report.versions(postgres, _wrk_version()),
@@ -235,6 +256,7 @@ def main() -> int:
     text, passed = report.section(
         endpoints=endpoints,
         results=results,
+        brackets=brackets,
         memory=memory,
         context=context,
         notes=notes,

@@ -71,15 +71,21 @@ def section(
     *,
     endpoints: list[Endpoint],
     results: list[Result],
+    brackets: list[Result] | None = None,
     memory: Memory | None,
     context: dict[str, str],
     notes: list[str],
     not_measured: int = 0,
 ) -> tuple[str, bool]:
-    """The markdown section and whether every target passed (an endpoint not measured fails)."""
+    """The markdown section and whether every target passed (an endpoint not measured fails).
+
+    `brackets`: the baseline points at c=16, one after each endpoint's (the first is the
+    baseline's own point), in `endpoints` order; without them, ratios are to the one baseline.
+    """
     by_key = {(r.endpoint, r.concurrency): r for r in results}
     concurrencies = sorted({r.concurrency for r in results})
     base = by_key.get(("baseline", TARGET_CONCURRENCY))
+    around = _baselines_around(endpoints, brackets or [])
     lines = [HEADING, "", *notes, ""]
     lines += [f"- **{name}**: {value}" for name, value in context.items()]
     lines += [
@@ -102,27 +108,26 @@ def section(
         "during the point, divided by its requests; it moves far less than requests/s when "
         "other programs share the machine.",
     ]
+    lines += ["", *_ratio_notes(brackets or [], around), ""]
     lines += [
-        "",
-        f"Ratios at concurrency {TARGET_CONCURRENCY} (requests/s against the baseline of the "
-        f"same run; p99 at most {MAX_TAIL_RATIO:.0f}x p50):",
-        "",
-        "| Endpoint | Ratio to baseline | Target | p99/p50 | Result |",
-        "|---|---:|---:|---:|---|",
+        "| Endpoint | Ratio to the baselines around it | Ratio to the first baseline | Target "
+        "| p99/p50 | Result |",
+        "|---|---:|---:|---:|---:|---|",
     ]
     passed = not_measured == 0
     for endpoint in endpoints:
         r = by_key.get((endpoint.key, TARGET_CONCURRENCY))
         if r is None or endpoint.key == "baseline":
             continue
-        ratio = r.rps / base.rps if base and base.rps else 0.0
+        first = r.rps / base.rps if base and base.rps else 0.0
+        ratio = r.rps / around[endpoint.key] if around.get(endpoint.key) else first
         tail = r.p99_ms / r.p50_ms if r.p50_ms else 0.0
         ok = (endpoint.target is None or ratio >= endpoint.target) and tail <= MAX_TAIL_RATIO
         ok = ok and r.errors == 0
         passed &= ok
         target = f">= {endpoint.target}" if endpoint.target is not None else "-"
         lines.append(
-            f"| {endpoint.label} | {ratio:.3f} | {target} | {tail:.1f} | "
+            f"| {endpoint.label} | {ratio:.3f} | {first:.3f} | {target} | {tail:.1f} | "
             f"{'pass' if ok else '**FAIL**'} |"
         )
     if memory is not None:
@@ -139,6 +144,34 @@ def section(
     lines += ["", f"![Requests per second by endpoint and concurrency]({CHART.relative_to(ROOT)})"]
     lines += ["", f"All targets: {'pass' if passed else '**FAIL**'}.", ""]
     return "\n".join(lines), passed
+
+
+def _baselines_around(endpoints: list[Endpoint], brackets: list[Result]) -> dict[str, float]:
+    """Each endpoint's mean requests/s of the baseline points right before and after it."""
+    if len(brackets) != len(endpoints):
+        return {}
+    return {
+        endpoint.key: (brackets[index - 1].rps + brackets[index].rps) / 2
+        for index, endpoint in enumerate(endpoints)
+        if index
+    }
+
+
+def _ratio_notes(brackets: list[Result], around: dict[str, float]) -> list[str]:
+    tail = f"p99 at most {MAX_TAIL_RATIO:.0f}x p50"
+    if not around:
+        return [
+            f"Ratios at concurrency {TARGET_CONCURRENCY} (requests/s against the baseline of "
+            f"the same run; {tail}):"
+        ]
+    rates = [r.rps for r in brackets]
+    return [
+        f"Ratios at concurrency {TARGET_CONCURRENCY}, against the mean requests/s of the "
+        "baseline points measured right before and after the endpoint's, since the "
+        f"machine's speed drifts within a run: the {len(rates)} baseline points ranged from "
+        f"{min(rates):.0f} to {max(rates):.0f} requests/s. The targets are judged on that "
+        f"ratio; the ratio to the run's first baseline point is shown beside it ({tail}):"
+    ]
 
 
 def write_section(text: str) -> None:
