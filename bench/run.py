@@ -197,6 +197,8 @@ def main() -> int:
                 try:
                     check(server.url, scenario)
                 except (RuntimeError, httpx.HTTPError) as exc:
+                    if scenario is baseline:  # every ratio needs it
+                        raise SystemExit(f"bench: the baseline failed: {exc}") from exc
                     # A broken endpoint is reported, not benchmarked; the others still are.
                     print(f"bench: not measured: {exc}", flush=True)
                     skipped.append(f"{scenario.endpoint.label}: {str(exc)[:200]}")

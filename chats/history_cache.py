@@ -95,7 +95,7 @@ def cached_page(chat_id: uuid.UUID, *, page: int, size: int) -> CachedPage | Non
     except (redis.RedisError, OSError) as exc:
         _health.failed(exc)
         return None
-    assert gen is not None  # the script sets a token where there was none
+    assert gen is not None  # found by HMGET, or set by the script where there was none
     return CachedPage(chat_id, field, gen, body)
 
 
