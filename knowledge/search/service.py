@@ -7,9 +7,12 @@ each word that matches nothing in the catalog is replaced by near catalog words 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.db.models import Count, QuerySet, Window
 
 from accounts.models import Organization
+from assistant_api.prepared import CompiledQueries
 from knowledge.models import Product, SearchTerm
 from knowledge.search.backend import TextBackend, text_backend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
@@ -19,6 +22,11 @@ from knowledge.search.text import query_words
 
 MAX_LIMIT = 100
 MAX_KEPT_SPELLINGS = 5000
+# Shoppers ask the same searches again and again ("headphones under 100"); building and
+# compiling one is most of a search's CPU in the worker (BENCHMARKS.md, issue 9), so each
+# worker keeps the SQL of the pages it searched. The rows are read anew every time.
+MAX_COMPILED_PAGES = 1000
+_compiled_pages = CompiledQueries(Product, max_entries=MAX_COMPILED_PAGES)
 _ORDERINGS = {
     "relevance": ("-rank", "title", "pk"),
     "price_asc": ("paid_price", "title", "pk"),
@@ -46,44 +54,75 @@ def product_search(
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     limit = max(0, min(limit, MAX_LIMIT))
     offset = max(0, offset)
-    catalog = Product.objects.filter(organization=organization)
-    filtered = apply_filters(with_paid_price(catalog), filters or SearchFilters())
+    filters = filters or SearchFilters()
     terms = query_words(query)
     if not terms:
         ordering = _ORDERINGS["title" if sort == "relevance" else sort]
-        products, total = _page(filtered, ordering, limit, offset)
+        products, total = _page(organization, filters, None, ordering, limit, offset)
         return SearchResult(products=products, total=total, terms=[])
 
     backend = text_backend()
     ordering = _ORDERINGS[sort]
     groups = [[term] for term in terms]
-    products, total = _page(backend.match(filtered, groups, every=True), ordering, limit, offset)
+    products, total = _page(organization, filters, (groups, True), ordering, limit, offset)
     if total == 0:
+        catalog = Product.objects.filter(organization=organization)
         corrected = _corrected(
             backend, organization, catalog, terms, {} if spellings is None else spellings
         )
         if corrected and corrected != groups:
-            matched = backend.match(filtered, corrected, every=True)
-            products, total = _page(matched, ordering, limit, offset)
+            matched = (corrected, True)
+            products, total = _page(organization, filters, matched, ordering, limit, offset)
         if total == 0 and len(corrected) > 1:
-            matched = backend.match(filtered, corrected, every=False)
-            products, total = _page(matched, ordering, limit, offset)
+            matched = (corrected, False)
+            products, total = _page(organization, filters, matched, ordering, limit, offset)
         groups = corrected
     searched = list(dict.fromkeys(word for group in groups for word in group))
     return SearchResult(products=products, total=total, terms=searched)
 
 
+Words = tuple[Sequence[Sequence[str]], bool]  # word groups, and whether every group must match
+
+
 def _page(
-    queryset: QuerySet[Product], ordering: tuple[str, ...], limit: int, offset: int
+    organization: Organization,
+    filters: SearchFilters,
+    words: Words | None,
+    ordering: tuple[str, ...],
+    limit: int,
+    offset: int,
 ) -> tuple[list[Product], int]:
     """One page and the total in one query: the total rides along as a window count."""
+
+    def matching() -> QuerySet[Product]:
+        catalog = Product.objects.filter(organization=organization)
+        filtered = apply_filters(with_paid_price(catalog), filters)
+        if words is None:
+            return filtered
+        groups, every = words
+        return text_backend().match(filtered, groups, every=every)
+
     if limit == 0:
-        return [], queryset.count()
-    counted = queryset.annotate(search_total=Window(Count("pk"))).order_by(*ordering)
-    page: list[Product] = list(counted[offset : offset + limit])
+        return [], matching().count()
+    key = (organization.pk, filters, _hashable(words), ordering, limit, offset)
+    page: list[Product] = _compiled_pages.fetch(
+        key,
+        lambda: (
+            matching()
+            .annotate(search_total=Window(Count("pk")))
+            .order_by(*ordering)[offset : offset + limit]
+        ),
+    )
     if page:
         return page, page[0].search_total  # type: ignore[attr-defined]
-    return [], queryset.count() if offset else 0
+    return [], matching().count() if offset else 0
+
+
+def _hashable(words: Words | None) -> tuple | None:
+    if words is None:
+        return None
+    groups, every = words
+    return tuple(tuple(group) for group in groups), every
 
 
 def _corrected(

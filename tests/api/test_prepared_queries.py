@@ -6,7 +6,7 @@ import pytest
 from django.db.models import Count, TextField, Window
 from django.db.models.functions import Cast, Upper
 
-from assistant_api.prepared import PreparedQuery
+from assistant_api.prepared import CompiledQueries, PreparedQuery
 from chats.models import Chat, Message
 from tests.factories import ChatFactory, MessageFactory
 
@@ -102,3 +102,40 @@ def test_unsupported_querysets_fail_loudly(tenant, build):
     query = PreparedQuery(build, chat_id=Message._meta.get_field("chat"))
     with pytest.raises(ValueError):
         query.fetch(chat_id=ChatFactory(chatbot=tenant.chatbot).pk)
+
+
+def test_a_compiled_query_is_kept_per_key_and_reads_the_rows_anew(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory.create_batch(2, chat=chat)
+    queries = CompiledQueries(Message, max_entries=2)
+    built = []
+
+    def build(chat_id, kind):
+        built.append((chat_id, kind))
+        return Message.objects.filter(chat_id=chat_id, type=kind).order_by("seq")[:10]
+
+    def fetch(kind):
+        return queries.fetch((chat.pk, kind), lambda: build(chat.pk, kind))
+
+    first = fetch("user")
+    MessageFactory(chat=chat, type="user")
+    again = fetch("user")
+
+    expected = list(build(chat.pk, "user"))
+    assert [column_values(m) for m in again] == [column_values(m) for m in expected]
+    assert len(again) == len(first) + 1  # the new row is there: only the SQL was kept
+    assert built.count((chat.pk, "user")) == 2  # built once by `fetch`, once above
+    fetch("answer")
+    fetch("user")  # used last: kept
+    fetch("greeting")  # a third key: the least recently used one ("answer") goes
+    fetch("user")
+    fetch("answer")
+    assert built.count((chat.pk, "answer")) == 2 and built.count((chat.pk, "user")) == 2
+
+
+def test_a_compiled_query_may_be_sliced_but_must_be_plain(tenant):
+    queries = CompiledQueries(Message, max_entries=10)
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    with pytest.raises(ValueError):
+        queries.fetch("related", lambda: Message.objects.select_related("chat"))
+    assert queries.fetch("page", lambda: Message.objects.filter(chat=chat)[:5]) == []

@@ -201,6 +201,23 @@ def test_history_keeps_products_as_recommended(shop):
     assert fresh["price"] == 1.0
 
 
+def test_the_same_search_again_reads_the_catalog_anew(shop):
+    # Given a search whose SQL the worker now keeps (knowledge/search/service.py) ...
+    first = shop.say(shop.chat(), "Show me phones under 300").json()["products"]
+    top = Product.objects.get(organization=shop.organization, url=first[0]["url"])
+    # ... when the top product's price leaves the range and the last one's rises to its top
+    Product.objects.filter(pk=top.pk).update(price=Decimal("999.00"), sale_price=None)
+    other = Product.objects.get(organization=shop.organization, url=first[-1]["url"])
+    Product.objects.filter(pk=other.pk).update(price=Decimal("300.00"), sale_price=None)
+
+    again = shop.say(shop.chat(), "Show me phones under 300").json()["products"]
+
+    # then the same words and filters find what the catalog holds now (the most the budget
+    # buys first)
+    assert top.url not in [product["url"] for product in again]
+    assert (again[0]["url"], again[0]["price"]) == (other.url, 300.0)
+
+
 @pytest.mark.parametrize(
     ("engine", "failure"),
     [
