@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from django.db import OperationalError, connection
+from django.db import DataError, OperationalError, connection, transaction
 
 from chats.events import EventPublisher
 from chats.models import Event
@@ -40,6 +40,39 @@ def test_buffered_events_are_written_when_the_reply_ends(tenant, last, django_as
     ]
     assert stored[2].tool_response == {"products": []}
     assert publisher.pending == []
+
+
+def test_every_field_is_stored_as_published(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id, buffered=True)
+    args = {"query": 'Crème "brûlée" ☕', "filters": {"maxPrice": 9.5, "brands": []}, "n": None}
+    response = {"products": [{"title": "Tab\tand\nnewline \\ 😀", "price": 12, "ok": True}]}
+    published = [
+        publisher.tool_started("search_products", args),
+        publisher.tool_finished("search_products", args, response),
+        publisher.tool_finished("empty", {}, {}),
+        publisher.chunk("Zeile 1\n«zwei» 😀 "),
+        publisher.completed(""),
+    ]
+
+    stored = list(Event.objects.filter(chat=chat).order_by("seq"))
+
+    def fields(event):
+        return [getattr(event, f.attname) for f in Event._meta.concrete_fields]
+
+    assert [fields(event) for event in stored] == [fields(event) for event in published]
+    assert stored[0].tool_response is None and stored[2].tool_args == {}
+    assert stored[-1].content == "" and stored[0].content is None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite ignores column lengths")
+def test_a_value_too_long_for_its_column_is_refused_not_cut(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id, buffered=True)
+    publisher.tool_started("x" * 101, {})
+    with pytest.raises(DataError), transaction.atomic():
+        publisher.completed("done")
+    assert not Event.objects.filter(chat=chat).exists()
 
 
 def test_unbuffered_events_are_written_one_by_one(tenant):
