@@ -166,6 +166,19 @@ def message_create(
 
 
 # Read before every reply: compiled once (assistant_api/prepared.py).
+_chatbot_by_id = PreparedQuery(
+    lambda chatbot_id: Chatbot.objects.filter(pk=chatbot_id).order_by(),
+    chatbot_id=Chatbot._meta.pk,
+)
+
+
+def _chatbot_of(chat: Chat) -> Chatbot:
+    found = _chatbot_by_id.fetch(chatbot_id=chat.chatbot_id, limit=1)
+    if not found:
+        raise Chatbot.DoesNotExist(f"chatbot {chat.chatbot_id} of chat {chat.pk}")
+    return found[0]
+
+
 _messages_before = PreparedQuery(
     lambda chat_id, seq: (
         Message.objects.filter(chat_id=chat_id, seq__lt=seq)
@@ -244,7 +257,7 @@ def assistant_reply(
     """
     publisher = EventPublisher(chat_id=chat.id)
     try:
-        chatbot = Chatbot.objects.get(pk=chat.chatbot_id)
+        chatbot = _chatbot_of(chat)
         engine = engine_for(chatbot)
         publisher.buffered = answers_at_once(engine)
         return reply_run(
