@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import json
+import uuid
+from datetime import datetime
 from typing import Any
 
-import orjson
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -102,10 +104,7 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
     are visible to the listener it wakes, and never for rolled back rows.
     """
     fields = _fields()
-    rows = orjson.dumps(
-        [[getattr(event, field.attname) for field in fields] for event in events],
-        option=orjson.OPT_NON_STR_KEYS,
-    ).decode()
+    rows = json.dumps([[_json_value(field, event) for field in fields] for event in events])
     own_transaction = not connection.in_atomic_block
     params = [rows, EVENTS_CHANNEL] if notify else [rows]
     with connection.cursor() as cursor:
@@ -135,6 +134,21 @@ def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
         "ORDER BY n RETURNING seq, chat_id) "
         f"SELECT {', '.join(outputs)} FROM e"
     )
+
+
+def _json_value(field: Any, event: Event) -> Any:
+    """The column's value as the ORM would store it, in JSON: a JSON field's value as it is,
+    encoded by json.dumps as Django's JSONField does (so what it refuses, this refuses), other
+    columns prepared by their field, with UUIDs and datetimes as text."""
+    value = field.pre_save(event, True)
+    if field.get_internal_type() == "JSONField":
+        return value
+    value = field.get_db_prep_save(value, connection)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    return value
 
 
 def _column_value(field: Any, index: int) -> str:

@@ -46,6 +46,7 @@ def test_every_field_is_stored_as_published(tenant):
     chat = ChatFactory(chatbot=tenant.chatbot)
     publisher = EventPublisher(chat_id=chat.id, buffered=True)
     args = {"query": 'Crème "brûlée" ☕', "filters": {"maxPrice": 9.5, "brands": []}, "n": None}
+    args["big"] = 10**30  # a model may send any JSON number; JSON has no 64-bit limit
     response = {"products": [{"title": "Tab\tand\nnewline \\ 😀", "price": 12, "ok": True}]}
     published = [
         publisher.tool_started("search_products", args),

@@ -220,6 +220,23 @@ def test_other_organizations_products_are_never_found(shop, tmp_path):
     assert product_search(organization=shop, query="gold").total == 0
 
 
+def test_the_same_search_of_two_organizations_finds_each_its_own(shop, tmp_path):
+    # The worker keeps each search's SQL (knowledge/search/service.py): per organization.
+    other = OrganizationFactory()
+    run_import(str(other.id), str(write(tmp_path / "o.tsv", tsv([item(8, title="Blue Runner")]))))
+
+    assert ids(product_search(organization=shop, query="runner", limit=3)) != ["SKU-8"]
+    assert ids(product_search(organization=other, query="runner", limit=3)) == ["SKU-8"]
+    assert "SKU-8" not in ids(product_search(organization=shop, query="runner", limit=3))
+
+
+def test_words_no_product_has_together_find_products_with_either(shop):
+    # No product has both words: every word is tried, then any word (the same words twice).
+    for _ in range(2):
+        result = product_search(organization=shop, query="trail socks", sort="price_asc")
+        assert ids(result) == ["SKU-5", "SKU-1", "SKU-2"] and result.total == 3
+
+
 def test_accents_and_case_are_folded_both_ways(shop):
     for query in ("creme brulee", "CRÈME", "crème brûlée"):
         assert ids(product_search(organization=shop, query=query)) == ["SKU-6"]
