@@ -141,14 +141,14 @@ def _json_value(field: Any, event: Event) -> Any:
     encoded by json.dumps as Django's JSONField does (so what it refuses, this refuses), other
     columns prepared by their field, with UUIDs and datetimes as text."""
     value = field.pre_save(event, True)
-    if field.get_internal_type() == "JSONField":
-        return value
-    value = field.get_db_prep_save(value, connection)
-    if isinstance(value, datetime):
-        return value.isoformat()
+    if value is None or type(value) is str or field.get_internal_type() == "JSONField":
+        return value  # a text or a missing value is stored as it is (a field prepares neither)
     if isinstance(value, uuid.UUID):
         return str(value)
-    return value
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.isoformat()
+    value = field.get_db_prep_save(value, connection)  # e.g. a naive datetime made aware
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _column_value(field: Any, index: int) -> str:
