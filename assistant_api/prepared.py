@@ -140,10 +140,6 @@ class CompiledQueries:
                     self._compiled.popitem(last=False)
         return _run(compiled, compiled.sql, compiled.params, connections[alias])
 
-    def clear(self) -> None:
-        with self._lock:
-            self._compiled.clear()
-
 
 def _compile(queryset: QuerySet, alias: str) -> _Compiled:
     """The queryset's SQL, its values, and how its rows become what the queryset returns."""
