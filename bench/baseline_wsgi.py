@@ -1,8 +1,9 @@
 """WSGI entry of the benchmark: the production application, plus the baseline without middleware.
 
-`/bench/baseline` goes to a Django handler built with no middleware (the stack's own limit,
-issue 9); every other path goes to the production application, unchanged, in the same worker
-processes, so the baseline and the endpoints share one server configuration and one run.
+`/bench/baseline` (the stack's own limit, issue 9) and the floors under `/bench/floor/`
+(bench/overall/floors.py) go to a Django handler built with no middleware; every other path
+goes to the production application, unchanged, in the same worker processes, so the baseline,
+the floors and the endpoints share one server configuration and one run.
 """
 
 import os
@@ -13,7 +14,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.wsgi import get_wsgi_application
 from django.test.utils import override_settings
 
-BASELINE_PATH = "/bench/baseline"
+BARE_PATHS = "/bench/"  # the baseline and the floors
 
 api = get_wsgi_application()
 with override_settings(MIDDLEWARE=[]):
@@ -21,5 +22,5 @@ with override_settings(MIDDLEWARE=[]):
 
 
 def application(environ, start_response):
-    handler = baseline if environ.get("PATH_INFO") == BASELINE_PATH else api
+    handler = baseline if environ.get("PATH_INFO", "").startswith(BARE_PATHS) else api
     return handler(environ, start_response)

@@ -4,15 +4,17 @@ Starts gunicorn with gevent workers (assistant_api/gunicorn.conf.py) on a fresh 
 database `bench` and Redis db 6, with production settings (rate limits counted in Redis at a
 limit the load never reaches), loads the demo shop and a generated 100,000-item catalog,
 and measures requests/s and p50/p99 with wrk at each concurrency, for a plain Django view (the
-baseline) and the API's endpoints. At concurrency 16 the baseline runs again after each
+baseline), the floors (bench/overall/floors.py: bare views doing only the work an endpoint
+cannot do without) and the API's endpoints. At concurrency 16 the baseline runs again after each
 endpoint, and an endpoint's ratio is to the baseline points on either side. Writes
 BENCHMARKS.md's `## Overall (make bench)` section, bench/results.png and
 var/bench/results.json.
 
 Environment: BENCH_SECONDS (per point, default 10), BENCH_CONCURRENCY (default 1,16,64),
 BENCH_CATALOG_SIZE (default 100000), BENCH_ONLY (comma-separated endpoint keys; the baseline
-always runs), BENCH_MEMORY (0 skips the leak check), BENCH_KEEP_DB (1 keeps the database),
-BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_WRITE (0: print only, BENCHMARKS.md untouched).
+and their floors always run), BENCH_MEMORY (0 skips the leak check), BENCH_KEEP_DB (1 keeps
+the database), BENCH_DATABASE_URL, BENCH_REDIS_URL, BENCH_WRITE (0: print only, BENCHMARKS.md
+untouched).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from bench.overall.fixtures import (  # noqa: E402
     BIG_SEARCHES,
     Fixtures,
     create_conversations,
+    floor_message_requests,
     load_catalogs,
     message_requests,
     pdp_get_path,
@@ -79,31 +82,55 @@ def scenarios(fixtures: Fixtures) -> list[Scenario]:
 
     return [
         Scenario(
-            Endpoint("baseline", "baseline (plain Django view)", None),
+            Endpoint("baseline", "baseline (plain Django view)", None, reference=True),
             fixed(Request("GET", "/bench/baseline")),
             {},
             200,
         ),
         Scenario(
-            Endpoint("get_chat", "GET /v1/chats/{id}", 0.5),
+            Endpoint("floor_count", "floor: count in Redis", None, reference=True),
+            fixed(Request("GET", "/bench/floor/count")),
+            {},
+            200,
+        ),
+        Scenario(
+            Endpoint("floor_chat", "floor: count, store a chat", None, reference=True),
+            fixed(
+                Request(
+                    "POST",
+                    "/bench/floor/chat",
+                    {"organizationId": demo.organization_id, "chatbotId": demo.chatbot_id},
+                )
+            ),
+            json_only,
+            201,
+        ),
+        Scenario(
+            Endpoint("floor_message", "floor: count, store, search, store", None, reference=True),
+            lambda _s: floor_message_requests(fixtures),
+            json_only,
+            201,
+        ),
+        Scenario(
+            Endpoint("get_chat", "GET /v1/chats/{id}", 0.5, floor="floor_count"),
             fixed(Request("GET", f"/v1/chats/{fixtures.chat_id}")),
             demo.headers,
             200,
         ),
         Scenario(
-            Endpoint("post_chat", "POST /v1/chats", 0.35),
+            Endpoint("post_chat", "POST /v1/chats", 0.35, floor="floor_chat"),
             fixed(Request("POST", "/v1/chats", {"chatbotId": demo.chatbot_id})),
             demo.headers,
             201,
         ),
         Scenario(
-            Endpoint("list_messages", "GET .../messages (20)", 0.35),
+            Endpoint("list_messages", "GET .../messages (20)", 0.35, floor="floor_count"),
             fixed(Request("GET", f"/v1/chats/{fixtures.history_chat_id}/messages?page=1&size=20")),
             demo.headers,
             200,
         ),
         Scenario(
-            Endpoint("post_message_demo", "POST .../messages (demo)", 0.15),
+            Endpoint("post_message_demo", "POST .../messages (demo)", 0.15, floor="floor_message"),
             lambda _s: message_requests(fixtures.demo_chats, demo.product_urls),
             demo.headers,
             201,
@@ -115,7 +142,7 @@ def scenarios(fixtures: Fixtures) -> list[Scenario]:
             201,
         ),
         Scenario(
-            Endpoint("pdp_get", "PDP GET (existing set)", 0.6),
+            Endpoint("pdp_get", "PDP GET (existing set)", 0.6, floor="floor_count"),
             fixed(Request("GET", pdp_get_path(fixtures))),
             {},
             200,
@@ -128,6 +155,14 @@ def scenarios(fixtures: Fixtures) -> list[Scenario]:
             unique=True,
         ),
     ]
+
+
+def chosen_scenarios(every: list[Scenario]) -> list[Scenario]:
+    """BENCH_ONLY's endpoints, with the baseline and the floors they are compared with."""
+    if not ONLY:
+        return every
+    floors = {s.endpoint.floor for s in every if s.endpoint.key in ONLY}
+    return [s for s in every if s.endpoint.key in ONLY | floors | {"baseline"}]
 
 
 def check(base_url: str, scenario: Scenario) -> None:
@@ -183,9 +218,7 @@ def main() -> int:
             create_conversations(fixtures, server.url)
             # For profiling by hand against a kept database (BENCH_KEEP_DB=1).
             (VAR / "fixtures.json").write_text(json.dumps(dataclasses.asdict(fixtures), indent=1))
-            chosen = [
-                s for s in scenarios(fixtures) if not ONLY or s.endpoint.key in ONLY | {"baseline"}
-            ]
+            chosen = chosen_scenarios(scenarios(fixtures))
             cpu = CpuMeter(server_pid=server.process.pid, backend_pids=deployment.backend_pids)
             # The machine's speed drifts by a third within minutes here (BENCHMARKS.md, seventh
             # round), so at c=16 a baseline point runs after each endpoint's too: an endpoint's

@@ -65,6 +65,7 @@ class Fixtures:
     history_chat_id: str = ""
     demo_chats: list[str] = field(default_factory=list)
     big_chats: list[str] = field(default_factory=list)
+    floor_chats: list[str] = field(default_factory=list)  # the message floor's (floors.py)
     pdp_url: str = ""
     next_big_item: int = 0  # PDP POST: the next catalog item without a set
 
@@ -127,6 +128,7 @@ def create_conversations(fixtures: Fixtures, base_url: str, *, chats_per_catalog
             response.raise_for_status()
         fixtures.demo_chats = [new_chat(client, fixtures.demo) for _ in range(chats_per_catalog)]
         fixtures.big_chats = [new_chat(client, fixtures.big) for _ in range(chats_per_catalog)]
+        fixtures.floor_chats = [new_chat(client, fixtures.demo) for _ in range(chats_per_catalog)]
 
         fixtures.pdp_url = fixtures.demo.product_urls[0]
         generated = client.post(
@@ -164,6 +166,23 @@ def message_requests(
                 )
             )
     return requests
+
+
+def floor_message_requests(fixtures: Fixtures) -> list[Request]:
+    """The demo messages of `message_requests`, to the message floor (bench/overall/floors.py)."""
+    organization_id = fixtures.demo.organization_id
+    return [
+        Request(
+            "POST",
+            "/bench/floor/message",
+            {
+                **request.body,
+                "chatId": request.path.split("/")[3],
+                "organizationId": organization_id,
+            },
+        )
+        for request in message_requests(fixtures.floor_chats, fixtures.demo.product_urls)
+    ]
 
 
 def pdp_get_path(fixtures: Fixtures) -> str:

@@ -1,9 +1,11 @@
-"""The production URLconf plus `/bench/baseline`: a plain Django view with a fixed small body."""
+"""The production URLconf plus `/bench/baseline`, a plain Django view with a fixed small body, and
+the floors (bench/overall/floors.py)."""
 
 from django.http import HttpRequest, JsonResponse
 from django.urls import path
 
 from assistant_api.urls import handler400, handler403, handler404, handler500, urlpatterns
+from bench.overall.floors import floor_chat, floor_count, floor_message
 
 BASELINE_BODY = {
     "id": "0b9c7c52-5d1e-4c0e-9a55-2f1f1e8f0d11",
@@ -19,6 +21,12 @@ def baseline(request: HttpRequest) -> JsonResponse:
     return JsonResponse(BASELINE_BODY)
 
 
-urlpatterns = [*urlpatterns, path("bench/baseline", baseline)]
+urlpatterns = [
+    *urlpatterns,
+    path("bench/baseline", baseline),
+    path("bench/floor/count", floor_count),
+    path("bench/floor/chat", floor_chat),
+    path("bench/floor/message", floor_message),
+]
 
 __all__ = ["handler400", "handler403", "handler404", "handler500", "urlpatterns"]
