@@ -14,7 +14,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.core.wsgi import get_wsgi_application
 from django.test.utils import override_settings
 
-BARE_PATHS = "/bench/"  # the baseline and the floors
+BARE_PREFIX = "/bench/"  # the baseline and the floors
 
 api = get_wsgi_application()
 with override_settings(MIDDLEWARE=[]):
@@ -22,5 +22,5 @@ with override_settings(MIDDLEWARE=[]):
 
 
 def application(environ, start_response):
-    handler = baseline if environ.get("PATH_INFO", "").startswith(BARE_PATHS) else api
+    handler = baseline if environ.get("PATH_INFO", "").startswith(BARE_PREFIX) else api
     return handler(environ, start_response)

@@ -176,7 +176,7 @@ def floor_message_requests(fixtures: Fixtures) -> list[Request]:
             "POST",
             "/bench/floor/message",
             {
-                **request.body,
+                **(request.body or {}),
                 "chatId": request.path.split("/")[3],
                 "organizationId": organization_id,
             },

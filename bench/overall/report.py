@@ -116,37 +116,42 @@ def section(
         "| Its floor's ratio | p99/p50 | Result |",
         "|---|---:|---:|---:|---:|---:|---|",
     ]
-    passed = not_measured == 0
-    ratios: dict[str, float] = {}
+    rows = []
     for endpoint in endpoints:
         r = by_key.get((endpoint.key, TARGET_CONCURRENCY))
         if r is None or endpoint.key == "baseline":
             continue
         first = r.rps / base.rps if base and base.rps else 0.0
         ratio = r.rps / around[endpoint.key] if around.get(endpoint.key) else first
-        ratios[endpoint.key] = ratio
         tail = r.p99_ms / r.p50_ms if r.p50_ms else 0.0
-        ok = (endpoint.target is None or ratio >= endpoint.target) and tail <= MAX_TAIL_RATIO
-        ok = ok and r.errors == 0
+        sound = r.errors == 0 and tail <= MAX_TAIL_RATIO
+        rows.append((endpoint, ratio, first, tail, sound))
+    # A floor that answered errors or stalled bounds nothing, so its ratio is shown beside no one.
+    floors = {e.key: ratio for e, ratio, _first, _tail, sound in rows if e.reference and sound}
+    passed = not_measured == 0
+    for endpoint, ratio, first, tail, sound in rows:
         if endpoint.reference:
-            result = "floor"
+            result = "floor" if sound else "floor, **not valid**"
         else:
+            ok = sound and (endpoint.target is None or ratio >= endpoint.target)
             passed &= ok
             result = "pass" if ok else "**FAIL**"
         target = f">= {endpoint.target}" if endpoint.target is not None else "-"
-        floor = f"{ratios[endpoint.floor]:.3f}" if endpoint.floor in ratios else "-"
+        floor = f"{floors[endpoint.floor]:.3f}" if endpoint.floor in floors else "-"
         lines.append(
             f"| {endpoint.label} | {ratio:.3f} | {first:.3f} | {target} | {floor} | {tail:.1f} | "
             f"{result} |"
         )
-    if ratios.keys() & {e.key for e in endpoints if e.reference}:
+    if any(endpoint.reference for endpoint, *_ in rows):
         lines += [
             "",
             "A floor is a bare view, without middleware, authentication or validation, doing "
-            "only the work its endpoints cannot do without (bench/overall/floors.py): the "
-            "Redis count of the rate limit, and the writes and search the contract requires. "
-            "A target above its floor's ratio cannot be met on this machine by code that sends "
-            "each write as its own statement.",
+            "part of the work every implementation of its endpoints must do "
+            "(bench/overall/floors.py): the rate limit's count in Redis, and the request's "
+            "writes and search in one statement. It leaves the rest out, so it is faster than "
+            "its endpoints can be: a target above its floor's ratio is out of reach on this "
+            "machine unless requests share statements. A floor that answered errors, or whose "
+            "p99 was over 10x its p50, is not valid and is shown beside no endpoint.",
         ]
     if memory is not None:
         ok = memory.ratio <= MAX_MEMORY_GROWTH
