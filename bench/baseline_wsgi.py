@@ -11,12 +11,12 @@ import os
 os.environ["DJANGO_SETTINGS_MODULE"] = "bench.overall.settings"
 
 from django.core.handlers.wsgi import WSGIHandler
-from django.core.wsgi import get_wsgi_application
 from django.test.utils import override_settings
+
+from assistant_api.wsgi import application as api
 
 BARE_PREFIX = "/bench/"  # the baseline and the floors
 
-api = get_wsgi_application()
 with override_settings(MIDDLEWARE=[]):
     baseline = WSGIHandler()
 
