@@ -69,9 +69,10 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "assistant_api.middleware.RequestIdMiddleware",
     "assistant_api.middleware.JsonErrorMiddleware",
-    "assistant_api.middleware.BodySizeLimitMiddleware",
-    # django-cors-headers plus the per-organization allowed origins (contract §6).
+    # django-cors-headers plus the per-organization allowed origins (contract §6); outside the
+    # size limit, so a public endpoint's 413 reaches the page's script too.
     "knowledge.pdp.cors.PdpCorsMiddleware",
+    "assistant_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Django's session, login and message middleware, skipped on the API's paths.

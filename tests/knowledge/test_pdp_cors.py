@@ -69,6 +69,26 @@ def test_errors_answer_cors_too_so_the_page_script_can_read_them(anonymous, open
     assert not_found[ALLOW_ORIGIN] == invalid[ALLOW_ORIGIN] == "*"
 
 
+def test_a_body_too_large_answers_cors_too(anonymous, open_shop, listed_shop):
+    # The size limit answers before any view; its 413 still reaches the page's script.
+    body = b'{"pad": "' + b"a" * 70_000 + b'"}'
+    origin = "https://anyone.example"
+    post = anonymous.generic(
+        "POST", POST_PATH, body, content_type="application/json", HTTP_ORIGIN=origin
+    )
+    get = anonymous.generic("GET", f"{get_path(open_shop)}?url={PAGE}", body, HTTP_ORIGIN=origin)
+    listed = anonymous.generic(
+        "GET", f"{get_path(listed_shop)}?url={PAGE}", body, HTTP_ORIGIN="https://shop.example"
+    )
+    unlisted = anonymous.generic(
+        "GET", f"{get_path(listed_shop)}?url={PAGE}", body, HTTP_ORIGIN=origin
+    )
+    assert [r.status_code for r in (post, get, listed, unlisted)] == [413] * 4
+    assert post[ALLOW_ORIGIN] == get[ALLOW_ORIGIN] == "*"
+    assert listed[ALLOW_ORIGIN] == "https://shop.example"
+    assert ALLOW_ORIGIN not in unlisted
+
+
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_preflight_is_answered_for_any_origin(anonymous, open_shop, method):
     path = get_path(open_shop) if method == "GET" else POST_PATH
