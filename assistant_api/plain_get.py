@@ -9,8 +9,9 @@ every product page view.
 steps in the same order (the key, its rate limit, the view's work) and turns its exceptions
 into the same responses through the one exception handler (assistant_api/exception_handlers.py).
 The DRF view still answers everything else: other methods (405, OPTIONS), HEAD, an `Accept`
-other than JSON (406) and `?format=`. It also keeps the path in the OpenAPI schema, which
-drf-spectacular reads from the view's `cls` and `actions`.
+other than JSON (406) and `?format=` if DRF's `URL_FORMAT_OVERRIDE` is turned on (settings turn
+it off). It also keeps the path in the OpenAPI schema, which drf-spectacular reads from the
+view's `cls` and `actions`.
 """
 
 from __future__ import annotations

@@ -259,6 +259,10 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
     "PAGE_SIZE": 20,
+    # The API speaks JSON only: DRF's `?format=` could only turn an existing resource into a
+    # 404 (contract §1 keeps 404 for unknown resources), so the parameter is ignored like any
+    # other unknown one.
+    "URL_FORMAT_OVERRIDE": None,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -86,11 +86,13 @@ def test_a_query_django_refuses_to_read_is_400_both_ways(tenant, anonymous):
         assert plain[1] == b'{"message":"Too many query or form parameters"}'
 
 
-def test_format_override_and_other_accepts_still_go_to_drf(tenant):
+def test_format_is_ignored_and_other_accepts_still_go_to_drf(tenant):
     chat = ChatFactory(chatbot=tenant.chatbot)
     assert tenant.client.get(f"/v1/chats/{chat.id}", HTTP_ACCEPT="text/html").status_code == 406
-    assert tenant.client.get(f"/v1/chats/{chat.id}?format=xml").status_code == 404
-    assert tenant.client.get(f"/v1/chats/{chat.id}?format=json").status_code == 200
+    # `?format=` is ignored like any other unknown parameter, never a 404 (contract §1).
+    for query in ("?format=xml", "?format=json", "?format=api"):
+        plain, through_drf = both_ways(tenant.client, f"/v1/chats/{chat.id}{query}")
+        assert plain == through_drf and plain[0] == 200, query
 
 
 @override_settings(RATE_LIMIT_PER_KEY="2/min")
