@@ -38,8 +38,12 @@ _STATUS_MESSAGES = {
 
 
 def json_error(status: int, message: str | None = None) -> HttpResponse:
-    body = {"message": message or _STATUS_MESSAGES.get(status, "Error")}
-    return HttpResponse(orjson.dumps(body), status=status, content_type="application/json")
+    body = orjson.dumps({"message": message or _STATUS_MESSAGES.get(status, "Error")})
+    response = HttpResponse(body, status=status, content_type="application/json")
+    # Made outside CommonMiddleware, which says every other response's length: without it
+    # the server would send this one chunked.
+    response["Content-Length"] = str(len(body))
+    return response
 
 
 class RequestIdMiddleware:
@@ -104,10 +108,11 @@ class JsonErrorMiddleware:
             return response
         if response.get("Content-Type", "").startswith("application/json"):
             return response
+        # Only the body changes: Allow, Retry-After and the security headers stay.
         replacement = json_error(response.status_code)
-        for header in ("Allow", "Retry-After"):
-            if header in response:
-                replacement[header] = response[header]
+        for header, value in response.items():
+            if header.lower() not in ("content-type", "content-length"):
+                replacement[header] = value
         return replacement
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:

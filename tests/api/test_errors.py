@@ -73,6 +73,19 @@ def test_admin_method_not_allowed_is_json_with_allow(superuser_client):
     assert "POST" in response["Allow"]
 
 
+def test_replaced_errors_keep_their_headers_and_say_their_length(superuser_client, tenant):
+    # Django's own 405 (HTML, empty) becomes JSON; only its body and Content-Type change.
+    replaced = superuser_client.get("/admin/logout/")
+    assert_error(replaced, 405)
+    assert replaced["X-Frame-Options"] == "DENY" and replaced["X-Content-Type-Options"]
+    # An error answered before Django's middleware (the size limit) still says its length.
+    too_large = tenant.client.post(
+        "/v1/chats", data="{}" + " " * 70_000, content_type="application/json"
+    )
+    for response in (replaced, too_large):
+        assert int(response["Content-Length"]) == len(response.content)
+
+
 def test_not_acceptable_is_406(tenant):
     assert_error(tenant.client.get("/v1/chats/x", HTTP_ACCEPT="text/html"), 406)
 
