@@ -3,8 +3,10 @@ not include()d, since each level of nesting cost every request a resolver match 
 
 from django.urls import path
 
+from assistant_api.openapi import documented_as
 from assistant_api.plain_get import plain_get
 from assistant_api.plain_post import plain_post
+from chats.stream.openapi import ChatEventsDescription
 from chats.stream.views import chat_events
 from chats.views import (
     ChatMessageViewSet,
@@ -32,7 +34,12 @@ urlpatterns = [
         ),
         name="chat-messages",
     ),
-    # The event stream (contract §5), also at the path of an older quick-start.
-    path("v1/chats/<str:chat_id>/messages/events", chat_events, name="chat-events"),
-    path("v1/chats/<str:chat_id>/events", chat_events, name="chat-events-legacy"),
+    # The event stream (contract §5), also at the path of an older quick-start, which the
+    # OpenAPI description leaves out (INTERFACE: the reference path is .../messages/events).
+    path(
+        "v1/chats/<str:chatId>/messages/events",
+        documented_as(ChatEventsDescription, chat_events),
+        name="chat-events",
+    ),
+    path("v1/chats/<str:chatId>/events", chat_events, name="chat-events-legacy"),
 ]

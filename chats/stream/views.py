@@ -40,11 +40,11 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 
 @csrf_exempt  # API-key authenticated, no cookies: other methods get 405, not a CSRF 403.
 @require_GET
-def chat_events(request: HttpRequest, chat_id: str) -> HttpResponseBase:
+def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
         api_key = request_api_key(request)
         key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
-        chat = chat_get(organization=api_key.organization, chat_id=chat_id)
+        chat = chat_get(organization=api_key.organization, chat_id=chatId)
         after = resume_position(request)
     except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:
         return error_response(exc, request)

@@ -26,6 +26,19 @@ def test_schema_describes_both_auth_schemes_as_alternatives(checker):
     assert checker.operation("GET", "/v1/chats/x")["security"] == [{"apiKey": []}, {"bearer": []}]
 
 
+def test_the_event_stream_is_described_with_both_auth_schemes(checker):
+    operation = checker.operation("GET", "/v1/chats/x/messages/events")
+    assert operation["operationId"] == "getMessageEvents"
+    assert operation["security"] == [{"apiKey": []}, {"bearer": []}]
+    assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
+    for status in ("401", "404", "422", "429"):
+        assert list(operation["responses"][status]["content"]) == ["application/json"]
+    parameters = {(p["in"], p["name"]) for p in operation["parameters"]}
+    assert {("path", "chatId"), ("query", "lastEventId"), ("header", "Last-Event-ID")} <= parameters
+    # The older quick-start's path answers too (tests/chats), but is not the reference.
+    assert "/v1/chats/{chatId}/events" not in checker.openapi["paths"]
+
+
 def test_optional_fields_are_not_required(checker):
     message = checker.openapi["components"]["schemas"]["Message"]
     assert "suggestions" not in message["required"] and "products" not in message["required"]

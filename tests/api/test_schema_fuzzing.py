@@ -57,6 +57,7 @@ OPERATION_IDS = [
     "getPdpQuestionSet",
     "getPdpQuestionSetBodyForm",
     "getUsage",
+    "getMessageEvents",
 ]
 # One well-formed request per operation (`aim` fills in the real rows), sent before the fuzzing:
 # whatever the generator draws, every run checks the documented success response.
@@ -71,6 +72,7 @@ VALID_REQUESTS: dict[str, dict[str, Any]] = {
     "getPdpQuestionSet": {"path_parameters": {"organizationId": ""}, "query": {"url": ""}},
     "getPdpQuestionSetBodyForm": {"body": {"organizationId": "", "url": ""}},
     "getUsage": {},
+    "getMessageEvents": {"path_parameters": {"chatId": ""}},
 }
 HYPOTHESIS = {
     "deadline": None,
@@ -87,7 +89,10 @@ def fuzz_server(committed_database, django_db_blocker) -> Iterator[LiveServer]:
     # otherwise be refused with 429 (and use up the shared server's public budget).
     with (
         django_db_blocker.unblock(),
-        start_server(RATE_LIMIT_PER_KEY="off", RATE_LIMIT_PUBLIC="off") as server,
+        # A stream ends after a second, so a request to it has a whole response to check.
+        start_server(
+            RATE_LIMIT_PER_KEY="off", RATE_LIMIT_PUBLIC="off", SSE_MAX_DURATION_SECONDS="1"
+        ) as server,
     ):
         yield server
 
