@@ -29,6 +29,18 @@ class LiveServer:
         return httpx.Client(base_url=self.url, timeout=30, **kwargs)
 
 
+def raw_request(live: LiveServer, data: bytes) -> bytes:
+    """Sends bytes as they are (pipelined requests too) and returns everything the server
+    answers until it closes the connection."""
+    host, port = live.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -17,6 +17,7 @@ import pytest
 from assistant_api.errors import BODY_TOO_LARGE
 from chats.idempotency import KEY_TOO_LONG
 from tests.factories import ChatFactory, ProductFactory
+from tests.server import raw_request
 
 pytestmark = pytest.mark.e2e
 
@@ -86,17 +87,6 @@ def test_chunked_bodies_within_the_limit_are_read(live, tenant):
         # exactly 64 KiB streamed is still read (and refused for its content, not its size)
         response = client.post("/v1/chats", content=chunked(padded(LIMIT)))
         assert "chatbotId" in assert_json_error(response, 422)["errors"]
-
-
-def raw_request(live, head: bytes) -> bytes:
-    """Sends bytes as they are and returns the whole answer (the server closes afterwards)."""
-    host, port = live.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(head)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    return answer
 
 
 def parse(answer: bytes) -> tuple[int, dict[str, str], bytes]:

@@ -6,24 +6,12 @@ its own, so only a real connection shows the bytes (assistant_api/head_responses
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from tests.factories import ChatFactory
+from tests.server import raw_request
 
 pytestmark = pytest.mark.e2e
-
-
-def exchange(live, requests: bytes) -> bytes:
-    """Sends pipelined requests on one connection and reads until the server closes it."""
-    host, port = live.url.removeprefix("http://").split(":")
-    with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(requests)
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    return answer
 
 
 def request(method: str, path: str, key: str, *, last: bool = False) -> bytes:
@@ -40,7 +28,7 @@ def request(method: str, path: str, key: str, *, last: bool = False) -> bytes:
 def test_head_answers_the_gets_headers_without_a_body_and_keeps_the_connection(live, tenant, path):
     chat = ChatFactory(chatbot=tenant.chatbot)
     path = path.format(chat=chat.id)
-    answer = exchange(
+    answer = raw_request(
         live,
         request("HEAD", path, tenant.key)
         + request("HEAD", path, tenant.key)
