@@ -54,7 +54,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-# The overall benchmark (issue 9): PostgreSQL database `bench`, Redis db 6, wrk; about 8 minutes.
+# The overall benchmark (issue 9): PostgreSQL database `bench`, Redis db 6, wrk; about 9 minutes.
 # BENCH_SECONDS sets the seconds per point (default 10). Writes BENCHMARKS.md and bench/results.png.
 bench: install
 	$(PY) bench/run.py
