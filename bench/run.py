@@ -4,8 +4,8 @@ Starts gunicorn with gevent workers (assistant_api/gunicorn.conf.py) on a fresh 
 database `bench` and Redis db 6, with production settings (rate limits counted in Redis at a
 limit the load never reaches), loads the demo shop and a generated 100,000-item catalog,
 and measures requests/s and p50/p99 with wrk at each concurrency, for a plain Django view (the
-baseline), the floors (bench/overall/floors.py: bare views doing only the work an endpoint
-cannot do without) and the API's endpoints. At concurrency 16 the baseline runs again after each
+baseline), the floors (bench/overall/floors.py: bare views doing part of the work every
+implementation of an endpoint must do) and the API's endpoints. At concurrency 16 the baseline runs again after each
 endpoint, and an endpoint's ratio is to the baseline points on either side. Writes
 BENCHMARKS.md's `## Overall (make bench)` section, bench/results.png and
 var/bench/results.json.
