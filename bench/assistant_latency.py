@@ -35,7 +35,7 @@ from bench.assistant_common import (  # noqa: E402
 
 ROUNDS = int(os.environ.get("ASSISTANT_BENCH_ROUNDS", "300"))
 TARGET_RATIO = 3.0
-CATALOGS = ROOT.parent / "shared" / "catalogs"
+CATALOGS = ROOT / "catalogs"
 HOME = "https://demo-shop.example/"
 PDP = "https://demo-shop.example/products/chanel-coco-noir-eau-de-7"
 # (message, page, store): one conversation, replayed in a new chat each time it ends.

@@ -34,7 +34,7 @@ os.environ.setdefault(
 
 from bench.assistant_common import django_setup, shop  # noqa: E402
 
-CATALOGS = ROOT.parent / "shared" / "catalogs"
+CATALOGS = ROOT / "catalogs"
 MESSAGES = ["Show me phones under 300", "laptops below $1,500 not Apple", "thanks!"]
 ROUNDS = int(os.environ.get("SSE_BENCH_ROUNDS", "2"))
 SECONDS = float(os.environ.get("SSE_BENCH_SECONDS", "15"))

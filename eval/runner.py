@@ -1,6 +1,6 @@
 """`make eval`: the assistant's labelled conversations, run through the real API in process.
 
-Imports the shared demo catalog, the eval's fashion catalog and the `make run` demo catalog
+Imports the demo-shop catalog (catalogs/), the eval's fashion catalog and the `make run` demo catalog
 into fresh organizations, plays
 every conversation of `conversations/*.yaml` through `POST /v1/chats/{chatId}/messages`, checks
 each reply (see `checks.py`) and prints the share of conversations that pass, the constraint
@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parent.parent
 CONVERSATIONS = Path(__file__).resolve().parent / "conversations"
 SHOPS = {
     "demo": (
-        ROOT.parent / "shared" / "catalogs" / "demo-shop-products.tsv",
-        ROOT.parent / "shared" / "catalogs" / "demo-shop-local-inventory.tsv",
-        ROOT.parent / "shared" / "catalogs" / "demo-shop-stores.tsv",
+        ROOT / "catalogs" / "demo-shop-products.tsv",
+        ROOT / "catalogs" / "demo-shop-local-inventory.tsv",
+        ROOT / "catalogs" / "demo-shop-stores.tsv",
     ),
     "fashion": (
         ROOT / "eval" / "catalogs" / "fashion-products.tsv",

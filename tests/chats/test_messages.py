@@ -16,14 +16,11 @@ from chats.selectors import CHAT_NOT_FOUND
 from chats.services_messages import ASSISTANT_FAILED, UNKNOWN_STORE
 from knowledge.models import Product
 from tests.factories import ChatbotFactory, ChatFactory
-from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, imported_shop
+from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
 from tests.knowledge.catalog_files import run_import
 from tests.openapi_validation import SchemaChecker
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present"),
-]
+pytestmark = pytest.mark.django_db
 PRODUCT_KEYS = {"gtin", "brand", "designation", "url", "image", "price", "currency"}
 OPTIONAL_KEYS = {
     "priceInfo",

@@ -11,10 +11,9 @@ import threading
 import pytest
 
 from chats.models import Event, Message
-from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, shop_import
+from tests.knowledge.assistant_shops import DEMO_FILES, shop_import
 from tests.server import start_server
 
-pytestmark = pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present")
 BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
 
 

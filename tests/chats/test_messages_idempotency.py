@@ -10,9 +10,8 @@ from django.utils import timezone
 from chats.idempotency import KEY_REUSED, KEY_TOO_LONG
 from chats.models import Event, IdempotencyRecord, Message
 from tests.factories import ChatbotFactory, ChatFactory
-from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, imported_shop
+from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
 
-pytestmark = pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present")
 BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
 
 

@@ -23,13 +23,12 @@ from chats.idempotency import IN_PROGRESS_LEASE
 from chats.models import Event, IdempotencyRecord, Message
 from chats.services_messages import REPLY_INTERRUPTED
 from tests.chats.stream_client import StreamReader
-from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, shop_import
+from tests.knowledge.assistant_shops import DEMO_FILES, shop_import
 from tests.server import LiveServer, start_server
 
 pytestmark = [
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present"),
 ]
 BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
 

@@ -16,12 +16,11 @@ from django.db import connection
 
 from chats.models import Event
 from tests.chats.stream_client import StreamReader, payloads
-from tests.knowledge.assistant_shops import DEMO_FILES, DEMO_PRESENT, Shop, shop_import
+from tests.knowledge.assistant_shops import DEMO_FILES, Shop, shop_import
 from tests.server import LiveServer, start_server
 
 pytestmark = [
     pytest.mark.e2e,
-    pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present"),
 ]
 PACE_MS = "250"
 # SQLite is polled: a short interval keeps delivery well within the reply's time.

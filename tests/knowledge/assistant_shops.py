@@ -1,4 +1,4 @@
-"""Shops for the assistant's tests: the shared demo feed and the eval's fashion feed, imported
+"""Shops for the assistant's tests: the demo-shop feed (catalogs/) and the eval's fashion feed, imported
 with the operators' `import_catalog` command, each with a chatbot, an API key and a client.
 """
 
@@ -15,19 +15,18 @@ from rest_framework.test import APIClient
 from accounts.models import Chatbot, Organization
 from accounts.services import api_key_issue
 from tests.factories import ChatbotFactory, OrganizationFactory
-from tests.knowledge.catalog_files import ROOT, SHARED_CATALOGS, run_import
+from tests.knowledge.catalog_files import DEMO_CATALOGS, ROOT, run_import
 
 DEMO_FILES = (
-    SHARED_CATALOGS / "demo-shop-products.tsv",
-    SHARED_CATALOGS / "demo-shop-local-inventory.tsv",
-    SHARED_CATALOGS / "demo-shop-stores.tsv",
+    DEMO_CATALOGS / "demo-shop-products.tsv",
+    DEMO_CATALOGS / "demo-shop-local-inventory.tsv",
+    DEMO_CATALOGS / "demo-shop-stores.tsv",
 )
 FASHION_FILES = (
     ROOT / "eval" / "catalogs" / "fashion-products.tsv",
     ROOT / "eval" / "catalogs" / "fashion-local-inventory.tsv",
     ROOT / "eval" / "catalogs" / "fashion-stores.tsv",
 )
-DEMO_PRESENT = all(path.is_file() for path in DEMO_FILES)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape
 from django.core.management import CommandError, call_command
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_CATALOGS = ROOT.parent / "shared" / "catalogs"
+DEMO_CATALOGS = ROOT / "catalogs"
 
 HEADER = [
     "id",

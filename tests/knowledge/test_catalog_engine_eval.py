@@ -9,9 +9,6 @@ from __future__ import annotations
 import pytest
 
 from eval.runner import load_conversations, run
-from tests.knowledge.assistant_shops import DEMO_PRESENT
-
-pytestmark = pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present")
 
 
 def test_the_labelled_set_is_large_and_varied():

@@ -11,15 +11,11 @@ import pytest
 
 from tests.knowledge.assistant_shops import (
     DEMO_FILES,
-    DEMO_PRESENT,
     FASHION_FILES,
     imported_shop,
 )
 
-pytestmark = [
-    pytest.mark.django_db,
-    pytest.mark.skipif(not DEMO_PRESENT, reason="../shared/catalogs is not present"),
-]
+pytestmark = pytest.mark.django_db
 DEMO_PDP = "https://demo-shop.example/products/chanel-coco-noir-eau-de-7"
 FASHION_PDP = "https://fashion.example/products/everyday-cotton-tee-black-m"
 DEMO_STARTS = [

@@ -6,7 +6,7 @@ import pytest
 
 from knowledge.models import Availability, Store, StoreInventory
 from tests.factories import OrganizationFactory
-from tests.knowledge.catalog_files import SHARED_CATALOGS, item, run_import, tsv, write
+from tests.knowledge.catalog_files import DEMO_CATALOGS, item, run_import, tsv, write
 
 STORES = "store_code\tname\nberlin\tBerlin Mitte\nhamburg\tHamburg Altona\n"
 
@@ -197,15 +197,14 @@ def test_inventory_feed_in_xml(shop, files, tmp_path):
     )
 
 
-@pytest.mark.skipif(not SHARED_CATALOGS.is_dir(), reason="../shared/catalogs is not present")
-def test_the_shared_demo_shop_files_import_cleanly(shop):
+def test_the_demo_shop_files_import_cleanly(shop):
     summary, failed = run_import(
         str(shop.id),
-        str(SHARED_CATALOGS / "demo-shop-products.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-products.tsv"),
         "--stores",
-        str(SHARED_CATALOGS / "demo-shop-stores.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-stores.tsv"),
         "--inventory",
-        str(SHARED_CATALOGS / "demo-shop-local-inventory.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-local-inventory.tsv"),
         "--strict",
     )
 

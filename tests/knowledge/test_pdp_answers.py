@@ -1,24 +1,22 @@
 """Every generated PDP question gets an answer grounded in the catalog (issue 6, contract §6, §8).
 
-The whole shared demo catalog is imported; for each product, each question its set holds is
-sent as a chat message with `currentUrl` = that product's page, as the demo page's buttons do.
+The whole demo-shop catalog (catalogs/) is imported; for each product, each question its set
+holds is sent as a chat message with `currentUrl` = that product's page, as the demo page's buttons do.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from knowledge.models import Product
 from knowledge.pdp.generation import product_name, questions_generate
+from tests.knowledge.catalog_files import DEMO_CATALOGS
 
 pytestmark = pytest.mark.django_db
-
-CATALOGS = Path("/work/shared/catalogs")
 
 
 def grounded(reply: dict, product: Product) -> bool:
@@ -44,11 +42,11 @@ def demo_shop(tenant, settings):
     call_command(
         "import_catalog",
         str(tenant.organization.id),
-        str(CATALOGS / "demo-shop-products.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-products.tsv"),
         "--stores",
-        str(CATALOGS / "demo-shop-stores.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-stores.tsv"),
         "--inventory",
-        str(CATALOGS / "demo-shop-local-inventory.tsv"),
+        str(DEMO_CATALOGS / "demo-shop-local-inventory.tsv"),
         "--json",
         stdout=io.StringIO(),
         stderr=io.StringIO(),

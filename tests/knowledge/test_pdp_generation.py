@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
@@ -13,10 +12,11 @@ from knowledge.models import Availability, StoreInventory
 from knowledge.pdp.families import Family, family_of
 from knowledge.pdp.generation import MAX_QUESTIONS, MIN_QUESTIONS, questions_generate
 from tests.factories import OrganizationFactory, ProductFactory, StoreFactory
+from tests.knowledge.catalog_files import DEMO_CATALOGS
 
 pytestmark = pytest.mark.django_db
 
-DEMO_FEED = Path("/work/shared/catalogs/demo-shop-products.tsv")
+DEMO_FEED = DEMO_CATALOGS / "demo-shop-products.tsv"
 
 
 def assert_well_formed(questions: list[str]) -> None:
@@ -252,7 +252,7 @@ def test_families(category, title, family):
 
 
 def test_every_product_of_the_demo_catalog_gets_a_good_set(shop):
-    # The shared demo feed, loaded as plain products (the catalog import has its own tests).
+    # The demo-shop feed, loaded as plain products (the catalog import has its own tests).
     with DEMO_FEED.open(newline="") as feed:
         rows = list(csv.DictReader(feed, delimiter="\t"))
     products = [

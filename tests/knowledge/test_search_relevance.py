@@ -1,4 +1,4 @@
-"""Relevance of catalog search over the shared demo-shop feed, the same on both databases.
+"""Relevance of catalog search over the demo-shop feed (catalogs/), the same on both databases.
 
 Each case: a shopper's query and products that must come first (in any order among
 themselves). Covers stemming and plurals, case and accents, typos, brands and categories.
@@ -11,10 +11,9 @@ from django.db import transaction
 
 from knowledge.search import product_search
 from tests.factories import OrganizationFactory
-from tests.knowledge.catalog_files import SHARED_CATALOGS, run_import
+from tests.knowledge.catalog_files import DEMO_CATALOGS, run_import
 
-FEED = SHARED_CATALOGS / "demo-shop-products.tsv"
-pytestmark = pytest.mark.skipif(not FEED.is_file(), reason="../shared/catalogs is not present")
+FEED = DEMO_CATALOGS / "demo-shop-products.tsv"
 
 # (query, titles expected among the first len(titles) results)
 CASES = [
@@ -100,7 +99,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def demo_shop(committed_database, django_db_blocker):
-    """The shared feed imported once for the module, rolled back at its end."""
+    """The demo-shop feed imported once for the module, rolled back at its end."""
     with django_db_blocker.unblock():
         atomic = transaction.atomic()
         atomic.__enter__()
