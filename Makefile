@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: install run serve test lint format bench eval clean
+.PHONY: install run createsuperuser serve test lint format bench eval clean
 
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,14 +24,24 @@ var/secret_key:
 	$(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key
 	chmod 600 var/secret_key
 
+# The local key `make run` and `make createsuperuser` share, unless SECRET_KEY is set: settings
+# read the environment only, so the Makefile hands the file's key to each command.
+LOCAL_KEY := SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)}
+
 # Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent.
 run: install var/secret_key
-	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py migrate --noinput
-	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py collectstatic --noinput -v 0
-	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py seed_demo --banner
-	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} SECURE_COOKIES=$${SECURE_COOKIES:-0} \
+	$(LOCAL_KEY) $(PY) manage.py migrate --noinput
+	$(LOCAL_KEY) $(PY) manage.py collectstatic --noinput -v 0
+	$(LOCAL_KEY) $(PY) manage.py seed_demo --banner
+	$(LOCAL_KEY) SECURE_COOKIES=$${SECURE_COOKIES:-0} \
 		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} \
 		$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
+
+# An admin console user in the `make run` database (migrated first, so it works before `make
+# run` too). ARGS passes options, e.g. ARGS=--noinput with DJANGO_SUPERUSER_* set.
+createsuperuser: install var/secret_key
+	$(LOCAL_KEY) $(PY) manage.py migrate --noinput -v 0
+	$(LOCAL_KEY) $(PY) manage.py createsuperuser $(ARGS)
 
 # The production server only (expects a configured environment).
 serve: install
@@ -46,7 +56,8 @@ lint: install
 	SECRET_KEY=lint $(VENV)/bin/mypy .
 
 # The assistant's labelled conversations (eval/): pass share, constraint violations and
-# ungrounded facts; exits non-zero below target. Uses DATABASE_URL, else the SQLite file.
+# ungrounded facts; exits non-zero below target. Runs in a scratch database beside the one
+# DATABASE_URL or SQLITE_PATH names (`<name>_eval`, `<file>-eval.sqlite3`), dropped at the end.
 eval: install
 	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner
 
@@ -54,7 +65,7 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-# The overall benchmark (issue 9): PostgreSQL database `bench`, Redis db 6, wrk; about 9 minutes.
+# The overall benchmark: PostgreSQL database `bench`, Redis db 6, wrk; about 9 minutes.
 # BENCH_SECONDS sets the seconds per point (default 10). Writes BENCHMARKS.md and bench/results.png.
 bench: install
 	$(PY) bench/run.py

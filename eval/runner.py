@@ -243,14 +243,30 @@ def _expectations(body: dict[str, Any], expect: dict[str, Any], events, relaxed)
     return failures
 
 
+def scratch_database_name(settings_dict: dict[str, Any]) -> str:
+    """A database beside the configured one, so `make eval` never writes to the `make run`
+    database: `<name>_eval` on PostgreSQL, `<file>-eval.sqlite3` next to a SQLite file."""
+    name = str(settings_dict["NAME"])
+    if settings_dict["ENGINE"].endswith("sqlite3"):
+        return name.removesuffix(".sqlite3") + "-eval.sqlite3"
+    return f"{name}_eval"
+
+
 def main(argv: list[str]) -> int:
     import django
 
     django.setup()
-    from django.core.management import call_command
+    from django.db import connection
 
-    call_command("migrate", verbosity=0, interactive=False)
-    report = run()
+    # Django's test database machinery: create and migrate the scratch database, switch the
+    # connection to it, and drop it at the end (a run that was killed leaves only the scratch
+    # database, replaced by the next run).
+    connection.settings_dict["TEST"]["NAME"] = scratch_database_name(connection.settings_dict)
+    configured = connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        report = run()
+    finally:
+        connection.creation.destroy_test_db(configured, verbosity=0)
     print(report.text(verbose="-v" in argv))
     return 0 if report.meets_targets else 1
 

@@ -90,6 +90,6 @@ def banner_text(result: dict[str, str], catalog_line: str = "") -> str:
         -H 'content-type: application/json' -d '{{"chatbotId": "{result["chatbotId"]}"}}'
    curl -s {base}/v1/chats/<chatId>/messages -H 'x-api-key: {result["apiKey"]}'
 
- API docs: {base}/docs/    Admin: {base}/admin/ (python manage.py createsuperuser)
+ API docs: {base}/docs/    Admin: {base}/admin/ (make createsuperuser)
 ==========================================================================================
 """
