@@ -50,7 +50,7 @@ def request_organization(request: Request) -> Organization:
 
 def key_from_headers(request: Request | HttpRequest) -> str | None:
     # From META, not request.headers: building that mapping of every header cost more than
-    # the cached key lookup itself, and nothing else on an API request needs it (issue 9).
+    # the cached key lookup itself, and nothing else on an API request needs it.
     key = request.META.get("HTTP_X_API_KEY")
     if key:
         return key.strip()

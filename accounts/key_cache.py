@@ -1,4 +1,4 @@
-"""A per-process cache of API key rows, so most requests do not query their key (issue 9).
+"""A per-process cache of API key rows, so most requests do not query their key.
 
 Contract §2: a revoked key is refused by every worker within 1 second. An entry is fresh for
 `API_KEY_CACHE_SECONDS` (0.5 s by default, never above 1; 0 turns the cache off), and a
@@ -6,7 +6,7 @@ revocation made in this process drops its entry at once. When an entry goes stal
 request reads the row again while the worker's other requests keep the stale entry, never
 past `MAX_AGE_SECONDS`: without that, every request in flight at that moment queried the
 same row at once, waiting on each other for pool connections (the p99 of a cached GET chat
-was 15-20 times its p50 under load, issue 9). Only column values are kept: each
+was 15-20 times its p50 under load). Only column values are kept: each
 request gets fresh model instances, and the secret is still checked against the stored hash
 on every request. Unknown prefixes are never cached, so made-up keys cannot grow it.
 """

@@ -1,4 +1,4 @@
-"""The two staff groups of the admin console and what each may do (issue: admin roles).
+"""The two staff groups of the admin console and what each may do.
 
 A data migration applies these; a migration that adds models calls `sync_role_groups` again.
 """

@@ -1,4 +1,4 @@
-"""Django's session, login and message middleware, for browser pages only (issue 9).
+"""Django's session, login and message middleware, for browser pages only.
 
 They serve the admin console and the docs page. API requests authenticate with a key and
 never read a cookie, yet each of these middleware did work on every one of them (building

@@ -3,7 +3,7 @@
 A prepared statement run five times may get a generic plan, one plan for any values. For the
 request path that is the point (planning once halved PostgreSQL's CPU per chat creation), but
 the catalog import's batch statements got generic plans four times slower than their custom
-ones (BENCHMARKS.md, issue 9): inside `statements_unprepared()` every statement is planned
+ones (BENCHMARKS.md): inside `statements_unprepared()` every statement is planned
 for its values.
 """
 

@@ -1,4 +1,4 @@
-"""Model instances from cached column values, made the way Django unpickles one (issue 9).
+"""Model instances from cached column values, made the way Django unpickles one.
 
 `Model.from_db()` runs `__init__`: the pre_init and post_init signals and a pass over every
 field. The key cache and the chat cache made three instances per request that way, a tenth of

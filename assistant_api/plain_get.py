@@ -1,4 +1,4 @@
-"""The hot GETs answered without DRF's request cycle (issue 9).
+"""The hot GETs answered without DRF's request cycle.
 
 DRF's dispatch (its Request, the authenticator, permission, throttle and negotiation objects
 it makes per request, its template response) cost a cached GET chat or a PDP GET about 60 us

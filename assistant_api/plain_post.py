@@ -1,4 +1,4 @@
-"""The chat creation POST answered without DRF's request cycle (issue 9), as
+"""The chat creation POST answered without DRF's request cycle, as
 assistant_api/plain_get.py answers the hot GETs.
 
 Every chat screen a shopper opens creates a chat. Only a request DRF would read the same way

@@ -1,4 +1,4 @@
-"""Querysets compiled to SQL once per process and then run with new values (issue 9).
+"""Querysets compiled to SQL once per process and then run with new values.
 
 Building and compiling a queryset costs about 0.25 ms of CPU per query in Django, more than
 PostgreSQL needs to answer a primary-key lookup; the hot reads (a chat, a page of messages)

@@ -2,7 +2,7 @@
 the counts of requests made at the same moment travel together.
 
 A round trip to Redis costs a worker tens of microseconds of CPU (system calls, gevent
-switches), once per API request (issue 9). In a gevent worker a request that finds no round
+switches), once per API request. In a gevent worker a request that finds no round
 trip in flight sends its own count at once; requests that come while one is in flight wait for
 the next, which carries all of them. Each still gets its own count from Redis before it goes
 on, so the limit is exactly as strict; a lone request waits for nothing more than before; under

@@ -131,7 +131,7 @@ if DATABASE_URL:
         _db["OPTIONS"].setdefault("connect_timeout", 5)
         # Parameters bound by the server, so psycopg prepares a statement run five times on a
         # connection and the server plans it once: PostgreSQL's CPU per chat creation halves
-        # (BENCHMARKS.md, issue 9). Off behind a transaction-pooling PgBouncer older than 1.21,
+        # (BENCHMARKS.md). Off behind a transaction-pooling PgBouncer older than 1.21,
         # which cannot keep a session's prepared statements.
         _db["OPTIONS"]["server_side_binding"] = DB_PREPARED_STATEMENTS
         _db["OPTIONS"]["prepare_threshold"] = 5 if DB_PREPARED_STATEMENTS else None

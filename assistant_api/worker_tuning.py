@@ -1,4 +1,4 @@
-"""Two habits of a gevent server worker that keep its latency even (issue 9), and how code
+"""Two habits of a gevent server worker that keep its latency even, and how code
 tells it runs in one.
 
 Garbage collection: a worker holds ~100,000 objects from importing Django, DRF and the

@@ -1,6 +1,6 @@
 """`POST .../messages` latency on a 100,000-item catalog (PostgreSQL, production server).
 
-Issue 4 target: p95 of at most 60 ms. The catalog is bench/catalog_feed.py's generated feed
+Target: p95 of at most 60 ms. The catalog is bench/catalog_feed.py's generated feed
 (80 brands, 40 product nouns, colours, sizes, materials, variants of 4), imported once with
 `import_catalog`. One client sends conversations one message at a time over HTTP: a search
 with a budget ("waterproof jackets under 180"), then follow-ups that search again or look up

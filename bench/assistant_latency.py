@@ -1,6 +1,6 @@
 """`POST .../messages` latency against `POST /v1/chats`, same server, same run (demo catalog).
 
-Issue 4 target: the median latency of a message (the catalog engine's whole reply: user
+Target: the median latency of a message (the catalog engine's whole reply: user
 message, tools and text published as events, reply stored) is at most 3 times the median of
 creating a chat. One client sends the two requests alternately, one at a time, over HTTP to
 the production server (gunicorn, gevent) on PostgreSQL; messages cycle through a realistic

@@ -1,6 +1,6 @@
 """WSGI entry of the benchmark: the production application, plus the baseline without middleware.
 
-`/bench/baseline` (the stack's own limit, issue 9) and the floors under `/bench/floor/`
+`/bench/baseline` (the stack's own limit) and the floors under `/bench/floor/`
 (bench/overall/floors.py) go to a Django handler built with no middleware; every other path
 goes to the production application, unchanged, in the same worker processes, so the baseline,
 the floors and the endpoints share one server configuration and one run.

@@ -1,6 +1,6 @@
 """Catalog import of a generated feed on PostgreSQL: time and memory as the feed grows.
 
-Issue 3 target: a 100,000-item feed imports in at most 60 s, with memory flat as the feed
+Target: a 100,000-item feed imports in at most 60 s, with memory flat as the feed
 grows. Each size is imported by a fresh process into a fresh organization; the process reports
 its peak RSS. Baseline measured in the same run: reading and checking the same feed without
 the database (parse only), so the ratio shows what the database part costs.

@@ -1,6 +1,6 @@
 """Catalog search latency on the 100,000-item catalog of bench/catalog_import.py (PostgreSQL).
 
-Issue 3 target: p95 of at most 20 ms for a two-word query with a price filter
+Target: p95 of at most 20 ms for a two-word query with a price filter
 (`product_search(query="waterproof jacket", filters=SearchFilters(max_price=...), limit=10)`,
 one SQL query with the total as a window count). Baseline measured in the same run: ten
 products fetched by primary key through the same ORM and connection, so the ratio shows what

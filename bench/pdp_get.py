@@ -1,6 +1,6 @@
 """GET of an existing PDP question set against a plain Django view: same server, same run.
 
-Issue 6 target: the public GET (called on every product page view) serves at least 0.6 times
+Target: the public GET (called on every product page view) serves at least 0.6 times
 the requests per second of a plain Django view returning a fixed JSON body of the same size,
 both served by one gunicorn started with assistant_api/gunicorn.conf.py (gevent workers) and
 the production settings, plus the baseline URL from bench/pdp_urls.py.

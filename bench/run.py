@@ -1,4 +1,4 @@
-"""`make bench`: the overall benchmark (issue 9) of the real deployment, against its own baseline.
+"""`make bench`: the overall benchmark of the real deployment, against its own baseline.
 
 Starts gunicorn with gevent workers (assistant_api/gunicorn.conf.py) on a fresh PostgreSQL
 database `bench` and Redis db 6, with production settings (rate limits counted in Redis at a

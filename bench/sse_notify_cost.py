@@ -1,4 +1,4 @@
-"""What the event stream's NOTIFY costs the writers (issue 5): on vs off, same run.
+"""What the event stream's NOTIFY costs the writers: on vs off, same run.
 
 Two measurements, each alternating `SSE_NOTIFY` on and off in rounds so drift hits both:
 1. `POST /v1/chats/{chatId}/messages` throughput on the real server (gunicorn, gevent, the
@@ -10,8 +10,8 @@ Two measurements, each alternating `SSE_NOTIFY` on and off in rounds so drift hi
     .venv/bin/python bench/sse_notify_cost.py
 
 Environment: SSE_BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/
-sse_notify_bench; dropped and created). Issue 5 asks to batch or coalesce notifications if
-they cost more than 10%.
+sse_notify_bench; dropped and created). Notifications should be batched or coalesced if they
+cost the writers more than 10%.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Benchmark of the event stream (issue 5): thousands of open streams on ONE gevent worker.
+"""Benchmark of the event stream: thousands of open streams on ONE gevent worker.
 
 Starts gunicorn with one worker on its own PostgreSQL database, opens 10, then 1,000, then
 5,000 streams on distinct chats (raw sockets, asyncio), and reports for each level:
@@ -11,7 +11,7 @@ Starts gunicorn with one worker on its own PostgreSQL database, opens 10, then 1
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/sse_bench \\
         .venv/bin/python bench/sse_streams.py --levels 1000,5000
 
-Targets (issue 5): 5,000 streams on one worker; <= 30 KB per idle stream; flat queries/s;
+Targets: 5,000 streams on one worker; <= 30 KB per idle stream; flat queries/s;
 p99 delivery <= 3 x raw NOTIFY p99 + 20 ms.
 """
 

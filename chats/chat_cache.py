@@ -1,4 +1,4 @@
-"""A per-process cache of chat rows, so reading a chat again costs no query (issue 9).
+"""A per-process cache of chat rows, so reading a chat again costs no query.
 
 A chat never changes after it is created: no endpoint or admin page edits one. It disappears
 only with its chatbot or organization (an operator deleting one in the admin); a deleted

@@ -24,7 +24,7 @@ class EventPublisher:
     With `buffered`, for an engine that answers within milliseconds, the events are kept
     until the reply's last one (`completed` or `failed`) and then written together in one
     statement: the stream gets the same events in the same order, one round trip instead of
-    a dozen (issue 9). Callers must not hold a transaction open around an engine's reply.
+    a dozen. Callers must not hold a transaction open around an engine's reply.
     """
 
     def __init__(self, *, chat_id, buffered: bool = False) -> None:

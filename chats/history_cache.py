@@ -1,4 +1,4 @@
-"""History pages kept in Redis until the chat's next message (issue 9).
+"""History pages kept in Redis until the chat's next message.
 
 A chat's messages are only ever added, never edited or removed one by one, so a page of its
 history stays right until the chat's next message. Integrators read the same pages again and

@@ -4,7 +4,7 @@ Storing a message is a transaction of five round trips (BEGIN, lock the organiza
 the day's usage, insert, COMMIT): the lock serializes an organization's messages so that a
 monthly quota (contract §7) is never passed. Without a quota there is nothing to serialize,
 and on PostgreSQL one statement counts the usage and inserts the message, atomically
-without BEGIN and COMMIT (issue 9). It checks the quota itself: an organization given a
+without BEGIN and COMMIT. It checks the quota itself: an organization given a
 quota a moment ago stores nothing here, and its caller takes the metered path.
 """
 

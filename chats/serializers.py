@@ -78,7 +78,7 @@ def chat_body(chat: Chat) -> dict[str, Any]:
     """A Chat as the API writes it; ChatOutput's fields document the shape (OpenAPI).
 
     The views call this rather than ChatOutput(chat).data: making a serializer per response
-    cost a cached GET chat more than its lookup (issue 9).
+    cost a cached GET chat more than its lookup.
     """
     return {
         "id": str(chat.id),
@@ -143,7 +143,7 @@ class MessageOutput(serializers.ModelSerializer):
 
     def to_representation(self, instance: Message) -> dict[str, Any]:
         # Not self.fields[...]: that builds every declared field (nested products too) per
-        # request, a third of a history page's CPU time (issue 9). Snapshots are stored in
+        # request, a third of a history page's CPU time. Snapshots are stored in
         # their output shape.
         return message_body(
             id=str(instance.uuid),
@@ -181,7 +181,7 @@ def message_row_output(row: MessageRow, *, chat_id: str) -> dict[str, Any]:
     """A Message of a history page, as MessageOutput writes it, from a row in response form.
 
     The snapshots' stored JSON text goes into the body as it is (orjson.Fragment): decoding it
-    to encode it again was the largest cost of a page (issue 9). Keys, their order and values
+    to encode it again was the largest cost of a page. Keys, their order and values
     are the stored ones, as before; only the spelling is the database's: jsonb's white space
     (`{"a": 1, "b": [2, 3]}`), and on SQLite json.dumps' `\\u` escapes.
     """

@@ -19,7 +19,7 @@ CHATBOT_NOT_FOUND = "Chatbot not found"
 # btrim() alone trims spaces only). No white space character lies above U+3000.
 WHITESPACE = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
 
-# Creating a chat is the hottest write (issue 9): on PostgreSQL one statement does it all, in
+# Creating a chat is the hottest write: on PostgreSQL one statement does it all, in
 # one round trip, atomic without BEGIN and COMMIT. Its parts share one snapshot and see each
 # other's rows only through RETURNING, so every insert starts from the chatbot row: no active
 # chatbot of the organization, nothing written. The usage upsert names exactly the columns of

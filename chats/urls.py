@@ -1,5 +1,5 @@
 """Routes of the chat operations (1-5), with their full paths: spliced into the root URLconf,
-not include()d, since each level of nesting cost every request a resolver match (issue 9)."""
+not include()d, since each level of nesting cost every request a resolver match."""
 
 from django.urls import path
 

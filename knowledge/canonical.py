@@ -93,7 +93,7 @@ def canonicalize_url(url: str) -> str:
 
 
 # The PDP GET canonicalizes the URL of every product page view, and views repeat the same
-# pages: remembered, the work is a dict lookup (issue 9). Invalid URLs are not remembered;
+# pages: remembered, the work is a dict lookup. Invalid URLs are not remembered;
 # nor are long ones, so what a client sends can hold at most ~2 MB per worker.
 _REMEMBERED_URL_LENGTH = 512
 _canonicalize_remembered = functools.lru_cache(maxsize=2048)(canonicalize_url)

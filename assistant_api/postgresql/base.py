@@ -3,7 +3,7 @@
 The pool must not lend a connection the server has closed (a restart, an idle timeout), or
 the first request after it fails. psycopg_pool's check sends an empty query: one round trip
 before every request's first query, a third of the database time of a request that needs one
-query (issue 9). But a server that ends a connection says so on its socket (a FATAL message
+query. But a server that ends a connection says so on its socket (a FATAL message
 and end of file), while an idle pooled connection has nothing to read: pool connections never
 LISTEN, and PostgreSQL speaks only when spoken to. So a connection whose socket is readable
 when it is lent is handed back to be closed, and another one taken; one `select` with no

@@ -1,4 +1,4 @@
-"""Leak check (issue 9): one worker's RSS after 1,000 requests and after 20,000."""
+"""Leak check: one worker's RSS after 1,000 requests and after 20,000."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Where a worker's time goes on one endpoint under load, on the data of the last
-`BENCH_KEEP_DB=1 make bench` (issue 9: profile, then fix what the profile shows).
+`BENCH_KEEP_DB=1 make bench`, to find what to make cheaper before changing anything.
 
     .venv/bin/python -m bench.overall.profile get_chat --seconds 10
 

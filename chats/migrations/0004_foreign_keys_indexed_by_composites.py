@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-    """Foreign keys whose column leads a composite index lose their own index (issue 9: each
+    """Foreign keys whose column leads a composite index lose their own index (each
     insert maintained it for nothing). Only the index is dropped: altering the field would
     drop and re-add the foreign key constraint, which re-checks every row of the table.
     """

@@ -6,7 +6,7 @@ from parallel requests, workers and instances never overwrite each other.
 In a server worker (gunicorn with gevent) counts are buffered in memory and added once a
 second (`PDP_COUNT_FLUSH_SECONDS`), one UPDATE per set, and at worker exit: the public GET is
 called on every product page view, and a database write per view would cost more than the
-rest of the request (issue 6's speed target). The stored count is then at most a second
+rest of the request. The stored count is then at most a second
 behind; a worker killed without a graceful exit loses at most its last second of counts.
 Anywhere else (tests, shell, `PDP_COUNT_FLUSH_SECONDS=0`) each request is counted at once.
 """
@@ -125,7 +125,7 @@ class RequestBuffer:
                 stored[set_id] = counted
                 done.add(set_id)
                 if counted is not None:
-                    # The day's usage record (issue 7) takes the same batch.
+                    # The day's usage record (GET /v1/usage) takes the same batch.
                     usage_add(organization_id=counted.organization_id, pdp_requests=requests)
         except Exception:
             # Database away: keep the counts for the next flush rather than lose them.

@@ -63,7 +63,7 @@ class Facts:
 
 def questions_generate(product: Product) -> list[str]:
     """3 to 6 questions for the product's page, most useful first, no duplicates."""
-    # Hook of the `openai` engine (issue 8): None unless it is configured for the product's
+    # Hook of the `openai` engine: None unless it is configured for the product's
     # organization and its model wrote 3 to 6 valid questions; else the catalog's below.
     from knowledge.engines.openai.questions import questions_from_model  # no import cycle
 

@@ -23,7 +23,7 @@ from knowledge.search.text import query_words
 MAX_LIMIT = 100
 MAX_KEPT_SPELLINGS = 5000
 # Shoppers ask the same searches again and again ("headphones under 100"); building and
-# compiling one is most of a search's CPU in the worker (BENCHMARKS.md, issue 9), so each
+# compiling one is most of a search's CPU in the worker (BENCHMARKS.md), so each
 # worker keeps the SQL of the pages it searched. The rows are read anew every time.
 MAX_COMPILED_PAGES = 1000
 _compiled_pages = CompiledQueries(Product, max_entries=MAX_COMPILED_PAGES)

@@ -1,4 +1,4 @@
-"""Usage (issue 7): GET /v1/usage and the admin console's usage view."""
+"""Usage: GET /v1/usage and the admin console's usage view."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Bad input on every endpoint (issue 10, part 2): each a clear 4xx in the contract's shape.
+"""Bad input on every endpoint: each a clear 4xx in the contract's shape.
 
 Wrong JSON types in every body field, NUL characters, overlong values, huge paging numbers,
 malformed ids, and text that looks like markup or SQL (stored and returned verbatim, shown

@@ -1,4 +1,4 @@
-"""Bad input only a real HTTP server sees (issue 10, part 2), against gunicorn + gevent.
+"""Bad input only a real HTTP server sees, against gunicorn + gevent.
 
 Bodies of 64 KiB + 1 byte and of 10 MB, with a Content-Length and streamed chunked (no length);
 header bytes no client library would send (CR, LF, NUL in a value, a folded line, a bad name),

@@ -1,4 +1,4 @@
-"""`DB_PREPARED_STATEMENTS` (README, issue 9): on PostgreSQL a statement a connection runs
+"""`DB_PREPARED_STATEMENTS` (README's configuration): on PostgreSQL a statement a connection runs
 again and again is prepared, so the server plans it once; off, nothing is prepared (for a
 transaction-pooling PgBouncer older than 1.21)."""
 

@@ -1,4 +1,4 @@
-"""Schema fuzzing (issue 10, part 1): schemathesis against the schema the real server serves.
+"""Schema fuzzing: schemathesis against the schema the real server serves.
 
 Every operation of /v1/openapi.json gets one well-formed request, which must succeed, then
 valid and invalid requests (hypothesis, derandomized, a bounded number of examples); half of

@@ -193,7 +193,7 @@ PRODUCT = {
 
 
 def as_before(message: Message) -> bytes:
-    """The item as MessageOutput writes it from the model instance (the shape before issue 9)."""
+    """The item as MessageOutput writes it from the model instance (the shape before rows were read as text)."""
     return orjson.dumps(MessageOutput(message).data)
 
 

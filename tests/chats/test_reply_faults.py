@@ -1,4 +1,4 @@
-"""Replies under abuse and faults on the real server (issue 10, parts 4 and 5).
+"""Replies under abuse and faults on the real server.
 
 One `Idempotency-Key` sent 20 times at once, a worker killed (SIGKILL) in the middle of a reply,
 and clients that vanish from open event streams. Each test starts gunicorn + gevent with the

@@ -1,6 +1,6 @@
 """The assistant's labelled evaluation (`make eval`) as a CI test, on each database.
 
-Targets (issue 4): at least 95% of the conversations pass, zero constraint violations, zero
+Targets: at least 95% of the conversations pass, zero constraint violations, zero
 ungrounded facts. On failure the report lists each failing turn.
 """
 

@@ -1,4 +1,4 @@
-"""Every way the model can fail (issue 8, point 5), with the catalog fallback and without.
+"""Every way the model can fail, with the catalog fallback and without.
 
 With `ASSISTANT_FALLBACK=catalog` the reply is the catalog engine's, after a `failed` tool event
 naming the failure; with `off` the stream ends with the contract's `failed` event and the

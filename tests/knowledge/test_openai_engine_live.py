@@ -1,5 +1,5 @@
 """The `openai` engine in the real server (gunicorn + gevent): the model's text reaches the
-event stream while the model is still writing (issue 8, point 3)."""
+event stream while the model is still writing."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PDP questions written by the model when the `openai` engine is configured (issue 8, point 6),
+"""PDP questions written by the model when the `openai` engine is configured,
 through the public get-questions endpoint (contract §6), validated, with the catalog generator
 as fallback."""
 

@@ -1,7 +1,8 @@
-"""Every generated PDP question gets an answer grounded in the catalog (issue 6, contract §6, §8).
+"""Every generated PDP question gets an answer grounded in the catalog (contract §6, §8).
 
 The whole demo-shop catalog (catalogs/) is imported; for each product, each question its set
-holds is sent as a chat message with `currentUrl` = that product's page, as the demo page's buttons do.
+holds is sent as a chat message with `currentUrl` = that product's page, as the demo page's
+buttons do.
 """
 
 from __future__ import annotations

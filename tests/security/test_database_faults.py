@@ -1,4 +1,4 @@
-"""PostgreSQL stopped under the real server (issue 10, part 3): 503 JSON, nothing half-written,
+"""PostgreSQL stopped under the real server: 503 JSON, nothing half-written,
 recovery without a restart, open event streams carry on.
 
 The database is a private throwaway PostgreSQL server (initdb in a temporary directory), so

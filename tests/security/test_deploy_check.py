@@ -1,4 +1,4 @@
-"""`manage.py check --deploy` is clean for a production configuration (issue 10)."""
+"""`manage.py check --deploy` is clean for a production configuration."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No API key in plain text anywhere (issue 10, part 6).
+"""No API key in plain text anywhere.
 
 A real run: keys issued through the operators' command line and the admin console, used against
 the real server (x-api-key and Bearer, chats, messages, history, the event stream, usage, a

@@ -1,4 +1,4 @@
-"""The real server with production settings behind a TLS proxy (issue 10, part 6).
+"""The real server with production settings behind a TLS proxy.
 
 HTTPS redirect (health probes exempt), HSTS and the other security headers on API, admin and
 error responses, the admin only behind a login with CSRF enforced, session and CSRF cookies
