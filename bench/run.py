@@ -222,9 +222,9 @@ def main() -> int:
             (VAR / "fixtures.json").write_text(json.dumps(dataclasses.asdict(fixtures), indent=1))
             chosen = chosen_scenarios(scenarios(fixtures))
             cpu = CpuMeter(server_pid=server.process.pid, backend_pids=deployment.backend_pids)
-            # The machine's speed drifts by a third within minutes here (BENCHMARKS.md, seventh
-            # round), so at c=16 a baseline point runs after each endpoint's too: an endpoint's
-            # ratio is against the mean of the baseline points right before and after it.
+            # A shared machine's speed drifts by up to a third within minutes, so at c=16 a
+            # baseline point runs after each endpoint's too: an endpoint's ratio is against the
+            # mean of the baseline points right before and after it.
             baseline = chosen[0]
             assert baseline.endpoint.key == "baseline"
             brackets: list[Result] = []
