@@ -4,8 +4,8 @@ Deterministic and offline: the same product and catalog give the same questions.
 question is about something the catalog holds for this product (its variants, attributes,
 description, price, stock, stores) or about a kind of fact shoppers ask for in its category
 (sizes for shoes, battery for phones, ingredients for food), so the assistant can answer it
-from the catalog. `questions_generate` is the single entry point; an LLM engine may replace
-it later. The templates are listed in /work/notes/pdp_questions.md for the assistant.
+from the catalog. `questions_generate` is the single entry point; where the `openai` engine is
+configured, the model writes the questions and these are the fallback.
 """
 
 from __future__ import annotations
