@@ -30,7 +30,7 @@ from tests.security.private_postgres import (
     private_postgres,
     unavailable_reason,
 )
-from tests.server import LiveServer, start_server
+from tests.server import ROOT, LiveServer, start_server
 
 _UNAVAILABLE = unavailable_reason()
 pytestmark = [
@@ -44,7 +44,7 @@ pytestmark = [
 
 BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
 # What an error body must never show (contract §1).
-INTERNALS = ("Traceback", "psycopg", "SELECT", "/work", ".py", "127.0.0.1", "sk_stag_")
+INTERNALS = ("Traceback", "psycopg", "SELECT", str(ROOT), ".py", "127.0.0.1", "sk_stag_")
 
 
 @dataclass
