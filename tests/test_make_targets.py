@@ -14,6 +14,7 @@ import pytest
 from django.contrib.auth.hashers import check_password
 from django.db import connection
 
+from knowledge.management.commands.seed_demo import banner_text
 from tests.server import ROOT
 
 # Variables of the test run (pytest-env, make's own) that a newcomer's shell does not have.
@@ -34,6 +35,12 @@ def make(target: str, env: dict[str, str], *args: str) -> subprocess.CompletedPr
         text=True,
         timeout=600,
     )
+
+
+def test_the_banner_prints_the_createsuperuser_command_tested_here():
+    ids = {"organizationId": "o", "chatbotId": "c", "apiKey": "k"}
+
+    assert "(make createsuperuser)" in banner_text(ids)
 
 
 def test_make_createsuperuser_works_without_secret_key(tmp_path):
