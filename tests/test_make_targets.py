@@ -3,9 +3,13 @@ subprocess with the environment of a fresh clone (no SECRET_KEY)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import select
 import sqlite3
 import subprocess
+import termios
+import time
 import uuid
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -43,27 +47,73 @@ def test_the_banner_prints_the_createsuperuser_command_tested_here():
     assert "(make createsuperuser)" in banner_text(ids)
 
 
-def test_make_createsuperuser_works_without_secret_key(tmp_path):
+def answer_prompts(command: list[str], env: dict[str, str], answers: list[tuple[bytes, bytes]]):
+    """Runs the command on a pseudo-terminal of its own (its controlling terminal, as in a
+    shell) and types each answer once its prompt has appeared. Returns the exit status and
+    everything the command wrote."""
+    controller, terminal = os.openpty()
+
+    def own_terminal() -> None:
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        preexec_fn=own_terminal,
+    )
+    os.close(terminal)
+    output, answered_up_to = b"", 0
+    deadline = time.monotonic() + 600
+    pending = list(answers)
+    while time.monotonic() < deadline:
+        if pending and pending[0][0] in output[answered_up_to:]:
+            prompt, answer = pending.pop(0)
+            answered_up_to = output.index(prompt, answered_up_to) + len(prompt)
+            os.write(controller, answer + b"\n")
+            continue
+        if select.select([controller], [], [], 1)[0]:
+            try:
+                chunk = os.read(controller, 4096)
+            except OSError:  # the terminal is gone: the command has ended
+                chunk = b""
+            if not chunk:
+                break
+            output += chunk
+    os.close(controller)
+    return process.wait(timeout=60), output.decode(errors="replace")
+
+
+def test_make_createsuperuser_works_as_printed_without_secret_key(tmp_path):
     # Given a shell with no SECRET_KEY and a database that does not exist yet
     database = tmp_path / "db.sqlite3"
-    env = fresh_env(
-        VAR_DIR=str(tmp_path),
-        SQLITE_PATH=str(database),
-        DJANGO_SUPERUSER_USERNAME="admin",
-        DJANGO_SUPERUSER_EMAIL="admin@example.com",
-        DJANGO_SUPERUSER_PASSWORD="correct horse battery staple",
+    env = fresh_env(VAR_DIR=str(tmp_path), SQLITE_PATH=str(database))
+    password = b"correct horse battery staple"
+
+    # When the printed command runs on a terminal and the newcomer answers its questions
+    status, output = answer_prompts(
+        ["make", "--no-print-directory", "createsuperuser"],
+        env,
+        [
+            (b"Username", b"admin"),
+            (b"Email address: ", b"admin@example.com"),
+            (b"Password: ", password),
+            (b"Password (again): ", password),
+        ],
     )
 
-    # When the printed command runs (without a terminal, so the answers come from the env)
-    result = make("createsuperuser", env, "ARGS=--noinput")
-
     # Then the admin user exists with that password
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert status == 0, output
+    assert "Superuser created successfully." in output
     with sqlite3.connect(database) as db:
         rows = db.execute("SELECT username, is_superuser, is_staff, password FROM auth_user")
-        [(username, is_superuser, is_staff, password)] = rows.fetchall()
+        [(username, is_superuser, is_staff, stored)] = rows.fetchall()
     assert (username, is_superuser, is_staff) == ("admin", 1, 1)
-    assert check_password("correct horse battery staple", password)
+    assert check_password(password.decode(), stored)
 
 
 @pytest.mark.django_db
