@@ -1,4 +1,4 @@
-"""`GET /v1/usage`: the calling organization's use of its monthly quota (contract §7)."""
+"""`GET /v1/usage`: the calling organization's use of its monthly quota (docs/api.md#get-usage)."""
 
 from __future__ import annotations
 
