@@ -16,6 +16,7 @@ from assistant_api.openapi import ERROR_RESPONSES
 class UsageView(APIView):
     @extend_schema(
         operation_id="getUsage",
+        description="Reference: docs/api.md#get-usage",
         summary="Get Usage",
         responses={200: UsageOutput, **ERROR_RESPONSES(401, 429)},
     )

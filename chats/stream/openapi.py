@@ -20,10 +20,9 @@ _DESCRIPTION = (
     "Server-sent events of the chat's replies, as they happen (docs/api.md#event-stream). "
     "Each event is an `id:` line (the event's sequence number) and a `data:` line holding one "
     "MessageEvent as JSON; a comment line `: keep-alive` comes after 15 s without events. The "
-    "stream starts "
-    "with the events of the last 30 s, or with those after `Last-Event-ID` (header) or "
-    "`lastEventId` (query) when resuming. Open it before or right after Add Message to Chat "
-    "to follow the whole reply."
+    "stream starts with the events of the last 30 s, or with those after `Last-Event-ID` "
+    "(header) or `lastEventId` (query) when resuming. Open it before or right after Add Message "
+    "to Chat to follow the whole reply. Reference: docs/api.md#follow-a-chats-events"
 )
 _RESUME = "Resume after the event with this id (the header wins over the query)."
 

@@ -61,7 +61,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         description=(
             "The question set stored for the canonical form of `url`. No API key; CORS-enabled. "
             "Sent with `Cache-Control: public, max-age=60` and an `ETag`; a matching "
-            "`If-None-Match` gets 304 with no body. Each set returned counts one request."
+            "`If-None-Match` gets 304 with no body. Each set returned counts one request. "
+            "Reference: docs/api.md#get-a-pdp-question-set"
         ),
         auth=[],
         parameters=[
@@ -95,7 +96,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             "Returns the set stored for the canonical form of `url`; when there is none and the "
             "organization's catalog has a product at that URL, generates a set from the "
             "product, stores it and returns it; otherwise returns `null`. No API key; "
-            "CORS-enabled. Each set returned counts one request."
+            "CORS-enabled. Each set returned counts one request. "
+            "Reference: docs/api.md#get-or-generate-a-pdp-question-set"
         ),
         auth=[],
         request=PdpQuestionsInput,
