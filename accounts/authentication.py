@@ -1,4 +1,5 @@
-"""API key authentication for operations 1-5 (contract §2): one key lookup per request.
+"""API key authentication for operations 1-5 (docs/api.md#authentication): one key lookup
+per request.
 
 The lookup goes through accounts/key_cache.py: at most one query per key and worker every
 `API_KEY_CACHE_SECONDS`, and never a revoked key accepted for more than a second.

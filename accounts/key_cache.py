@@ -1,6 +1,7 @@
 """A per-process cache of API key rows, so most requests do not query their key.
 
-Contract §2: a revoked key is refused by every worker within 1 second. An entry is fresh for
+A revoked key is refused by every worker within 1 second (docs/api.md#authentication).
+An entry is fresh for
 `API_KEY_CACHE_SECONDS` (0.5 s by default, never above 1; 0 turns the cache off), and a
 revocation made in this process drops its entry at once. When an entry goes stale, one
 request reads the row again while the worker's other requests keep the stale entry, never
@@ -24,7 +25,8 @@ from assistant_api.model_rows import instance_from_values
 
 # More distinct keys than this in one process is not a real deployment: start again.
 MAX_ENTRIES = 10_000
-# The contract's bound on serving a key row that may have been revoked since it was read.
+# The documented bound (docs/api.md#authentication) on serving a key row that may have been
+# revoked since it was read.
 MAX_AGE_SECONDS = 1.0
 
 _Values = dict[str, Any]

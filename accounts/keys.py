@@ -1,4 +1,4 @@
-"""API key text, hashing and checking (contract §2).
+"""API key text, hashing and checking (docs/api.md#authentication).
 
 A key reads `sk_stag_<prefix>_<secret>`: the environment marker and prefix are public and
 stored for lookup; the secret has 256 bits of entropy, so a fast unsalted SHA-512 of the whole

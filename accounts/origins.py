@@ -1,4 +1,4 @@
-"""An organization's allowed origins (contract §6), as operators type them in the admin."""
+"""An organization's allowed origins (docs/api.md#cors), as operators type them in the admin."""
 
 from __future__ import annotations
 

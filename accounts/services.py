@@ -84,7 +84,8 @@ def api_key_revoke(*, prefix: str) -> ApiKey:
         api_key.revoked_at = timezone.now()
         api_key.save(update_fields=["revoked_at"])
     # This process forgets the key now and again at commit (a request in between may have
-    # read the row still unrevoked); other workers within API_KEY_CACHE_SECONDS (contract §2).
+    # read the row still unrevoked); other workers within API_KEY_CACHE_SECONDS
+    # (docs/api.md#authentication).
     api_key_forget(prefix=api_key.prefix)
     transaction.on_commit(lambda: api_key_forget(prefix=api_key.prefix))
     return api_key

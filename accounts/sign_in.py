@@ -1,6 +1,6 @@
 """What a locked-out admin sign-in gets (django-axes; settings `AXES_*`).
 
-Like every error of the service (contract §1), a JSON body and, being a 429, `Retry-After`:
+Like every error of the service (docs/api.md#errors), a JSON body and, being a 429, `Retry-After`:
 the whole lockout, since each attempt while locked out starts it again.
 """
 

@@ -1,4 +1,4 @@
-"""Usage records and the monthly message quota (contract §7).
+"""Usage records and the monthly message quota (docs/api.md#monthly-message-quota).
 
 Usage is counted per organization, chatbot and UTC day. The quota check locks the
 organization's row for the short transaction that stores a user message, so N parallel

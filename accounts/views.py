@@ -1,4 +1,4 @@
-"""`GET /v1/usage`: the calling organization's use of its monthly quota (contract §7)."""
+"""`GET /v1/usage`: the calling organization's use of its monthly quota (docs/api.md#get-usage)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from assistant_api.openapi import ERROR_RESPONSES
 class UsageView(APIView):
     @extend_schema(
         operation_id="getUsage",
+        description="Reference: docs/api.md#get-usage",
         summary="Get Usage",
         responses={200: UsageOutput, **ERROR_RESPONSES(401, 429)},
     )

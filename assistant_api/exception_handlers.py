@@ -1,4 +1,5 @@
-"""The one place where exceptions become error responses in the contract's shape (§1)."""
+"""The one place where exceptions become error responses in the documented shape
+(docs/api.md#errors)."""
 
 from __future__ import annotations
 

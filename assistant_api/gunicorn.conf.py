@@ -6,7 +6,8 @@ import os
 from assistant_api import server_errors
 from assistant_api.worker_tuning import freeze_startup_objects, yield_to_other_connections
 
-# Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as contract §1 wants.
+# Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as docs/api.md#malformed-http
+# says.
 server_errors.install()
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"

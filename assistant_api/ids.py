@@ -1,4 +1,5 @@
-"""Identifiers as the API spells them (contract §1): the 36-character hyphenated UUID text."""
+"""Identifiers as the API spells them (docs/api.md#identifiers): the 36-character hyphenated UUID
+text."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Request id, body size limit and JSON error bodies for every path (contract §1)."""
+"""Request id, body size limit and JSON error bodies for every path (docs/api.md#conventions)."""
 
 from __future__ import annotations
 
@@ -92,9 +92,9 @@ class BodySizeLimitMiddleware:
 
 
 class JsonErrorMiddleware:
-    """Gives every error a JSON body, whoever produced it, on every path (contract §1).
+    """Gives every error a JSON body, whoever produced it, on every path (docs/api.md#errors).
 
-    DRF views already answer in the contract's shape; this catches what Django itself
+    DRF views already answer in the documented shape; this catches what Django itself
     answers (method not allowed on plain and admin views, empty-bodied errors) and unexpected
     exceptions in plain views, so no HTML page or trace ever reaches a client.
     """

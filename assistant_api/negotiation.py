@@ -3,7 +3,7 @@
 Clients send no `Accept`, `*/*` or `application/json`; for those DRF always picks the first
 renderer, so it is picked at once (DRF's own negotiation cost a cached GET chat about a tenth
 of its time). Anything else, and a `?format=` override, goes through DRF's
-negotiation unchanged: `Accept: text/html` is still a 406 (contract §1).
+negotiation unchanged: `Accept: text/html` is still a 406 (docs/api.md#status-codes).
 """
 
 from __future__ import annotations

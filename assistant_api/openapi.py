@@ -60,7 +60,8 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     name = ["apiKey", "bearer"]
 
     def get_security_requirement(self, auto_schema):
-        # Either header works (contract §2): two alternative requirements, not both at once.
+        # Either header works (docs/api.md#authentication): two alternative requirements, not both
+        # at once.
         return [{"apiKey": []}, {"bearer": []}]
 
     def get_security_definition(self, auto_schema):

@@ -1,7 +1,8 @@
 """JSON request parsing with orjson: fast, and strict about what it accepts.
 
 orjson refuses nesting deeper than 1024, invalid UTF-8, lone surrogates, NaN/Infinity and
-integers beyond 64 bits, each with a short reason that is safe to show (contract §1: 400).
+integers beyond 64 bits, each with a short reason that is safe to show (docs/api.md#json-bodies:
+400).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Rate-limit window counters in Redis (contract §7): every request gets its exact count, and
+"""Rate-limit window counters in Redis (docs/api.md#rate-limits): every request gets its exact
+count, and
 the counts of requests made at the same moment travel together.
 
 A round trip to Redis costs a worker tens of microseconds of CPU (system calls, gevent

@@ -22,7 +22,7 @@ JSON = "application/json"
 
 
 def json_bytes(data: Any) -> bytes:
-    """The API's JSON: orjson, timestamps in UTC ending in `Z` (contract §1)."""
+    """The API's JSON: orjson, timestamps in UTC ending in `Z` (docs/api.md#timestamps)."""
     return orjson.dumps(data, default=json_default, option=orjson.OPT_UTC_Z)
 
 
@@ -41,7 +41,7 @@ class JsonRenderer(BaseRenderer):
     ) -> bytes:
         if data is None:
             # A view that returns no body (204, 304) renders nothing; a view that returns
-            # JSON null (contract §6, POST get-questions) sets `render_null`.
+            # JSON null (docs/api.md#get-or-generate-a-pdp-question-set) sets `render_null`.
             response = (renderer_context or {}).get("response")
             if response is None or not getattr(response, "render_null", False):
                 return b""

@@ -1,4 +1,4 @@
-"""The current request's id, for logs and error bodies (contract §1: `X-Request-Id`)."""
+"""The current request's id, for logs and error bodies (docs/api.md#request-ids)."""
 
 from __future__ import annotations
 

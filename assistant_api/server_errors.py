@@ -2,7 +2,8 @@
 
 Gunicorn refuses malformed HTTP on its own (a control character such as CR, LF or NUL in a
 header value, a header or request line over its size limits, a bad method or version) with an
-HTML page. Contract §1 wants `{"message": ...}` from every layer, so `gunicorn.conf.py` swaps
+HTML page. docs/api.md#malformed-http promises `{"message": ...}` from every layer, so
+`gunicorn.conf.py` swaps
 gunicorn's page writer for this one. The status stays gunicorn's: 400, 431 for oversized
 headers, 501 for an unsupported transfer coding, 500 if a worker fails outside Django.
 """

@@ -42,7 +42,8 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
-# Which environment this deployment serves; keys of the other one are refused (contract §2).
+# Which environment this deployment serves; keys of the other one are refused
+# (docs/api.md#authentication).
 ASSISTANT_ENVIRONMENT = os.environ.get("ASSISTANT_ENVIRONMENT", "staging").strip().lower()
 ASSISTANT_ENGINE = os.environ.get("ASSISTANT_ENGINE", "catalog").strip().lower()
 # Pause between two published text chunks of a catalog reply, so a UI shows it "typing".
@@ -69,8 +70,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "assistant_api.middleware.RequestIdMiddleware",
     "assistant_api.middleware.JsonErrorMiddleware",
-    # django-cors-headers plus the per-organization allowed origins (contract §6); outside the
-    # size limit, so a public endpoint's 413 reaches the page's script too.
+    # django-cors-headers plus the per-organization allowed origins (docs/api.md#cors); outside
+    # the size limit, so a public endpoint's 413 reaches the page's script too.
     "knowledge.pdp.cors.PdpCorsMiddleware",
     "assistant_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -190,7 +191,7 @@ STORAGES = {
 # Tests and `runserver` find static files in the apps, no collectstatic needed.
 WHITENOISE_USE_FINDERS = True
 
-# --- Request limits (contract §1: 413 above 64 KiB) -----------------------------------------
+# --- Request limits (docs/api.md#limits: 413 above 64 KiB) ----------------------------------
 MAX_BODY_BYTES = 64 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 # The admin's catalog import form uploads whole feeds.
@@ -213,7 +214,7 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", BEHIND_TLS_PROXY and not D
 # Load balancers probe health over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SILENCED_SYSTEM_CHECKS = env_list("SILENCED_SYSTEM_CHECKS")
-# JSON with Django's reason, like every error (contract §1), not Django's HTML page.
+# JSON with Django's reason, like every error (docs/api.md#errors), not Django's HTML page.
 CSRF_FAILURE_VIEW = "assistant_api.views.csrf_failure"
 
 # --- Admin sign-in: failed attempts lock a username out from an address (django-axes) --------
@@ -237,10 +238,11 @@ AXES_RESET_ON_SUCCESS = True
 # The same client address as the rate limits: REMOTE_ADDR, or X-Forwarded-For from
 # TRUSTED_PROXIES only.
 AXES_CLIENT_IP_CALLABLE = "assistant_api.throttling.client_address"
-AXES_LOCKOUT_CALLABLE = "accounts.sign_in.locked_out_response"  # JSON and Retry-After (§1)
+# JSON and Retry-After, like every error (docs/api.md#errors).
+AXES_LOCKOUT_CALLABLE = "accounts.sign_in.locked_out_response"
 AXES_VERBOSE = False  # no startup banner, and only the lockout parameters in its log lines
 
-# --- CORS: only the public PDP endpoints (contract §6) --------------------------------------
+# --- CORS: only the public PDP endpoints (docs/api.md#cors) ---------------------------------
 CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-questions)$"
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
@@ -260,8 +262,8 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
     "PAGE_SIZE": 20,
     # The API speaks JSON only: DRF's `?format=` could only turn an existing resource into a
-    # 404 (contract §1 keeps 404 for unknown resources), so the parameter is ignored like any
-    # other unknown one.
+    # 404 (docs/api.md#query-parameters: 404 is for unknown resources), so the parameter is
+    # ignored like any other unknown one.
     "URL_FORMAT_OVERRIDE": None,
 }
 
@@ -269,7 +271,7 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Conversational Shopping Assistant API",
     "DESCRIPTION": (
         "Chats, messages, the server-sent event stream of a chat and the public product "
-        "question sets. See CONTRACT.md for the behaviour behind every field."
+        "question sets. The behaviour behind every field: docs/api.md in the repository."
     ),
     "VERSION": "0.0.1",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -312,10 +314,12 @@ LOGGING = {
 RATE_LIMIT_PER_KEY = os.environ.get("RATE_LIMIT_PER_KEY", "600/min")
 RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
 # Seconds a worker may reuse an API key row it read (accounts/key_cache.py); 0 turns it off.
-# Contract §2: a revoked key must be refused by every worker within 1 second.
+# docs/api.md#authentication: a revoked key is refused by every worker within 1 second.
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
 if not 0 <= API_KEY_CACHE_SECONDS <= 1:
-    raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
+    raise ImproperlyConfigured(
+        "API_KEY_CACHE_SECONDS must be between 0 and 1 (docs/api.md#authentication)"
+    )
 # Seconds a worker reuses a chat row it read for a read (chats/chat_cache.py).
 CHAT_CACHE_SECONDS = float(os.environ.get("CHAT_CACHE_SECONDS", "60"))
 # Seconds a chat's history pages may stay in Redis (chats/history_cache.py): a new message

@@ -1,4 +1,4 @@
-"""Database functions that return a column already in the API's text form (contract §1).
+"""Database functions that return a column already in the API's text form (docs/api.md#conventions).
 
 Reading a UUID or a timestamp into a Python object only to format it back into the response
 cost a page of 20 messages about 0.1 ms of worker CPU; PostgreSQL writes the same

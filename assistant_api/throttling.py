@@ -1,4 +1,5 @@
-"""Rate limits (contract §7): per API key, and per client address on the public endpoints.
+"""Rate limits (docs/api.md#rate-limits): per API key, and per client address on the public
+endpoints.
 
 Fixed one-window counters: with Redis (`REDIS_URL`) shared by every worker and instance
 (assistant_api/rate_counter.py: one atomic round trip, shared by the requests of the same

@@ -1,4 +1,4 @@
-"""Request bodies validated by a serializer, in the contract's 422 shape (§1)."""
+"""Request bodies validated by a serializer, in the documented 422 shape (docs/api.md#errors)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from assistant_api.errors import ValidationFailedError
 def validated(serializer_class: Any, data: Any) -> dict[str, Any]:
     """The body's validated data, or 422 naming each bad field.
 
-    A field given as JSON null counts as absent (contract §1): it is left out before
+    A field given as JSON null counts as absent (docs/api.md#json-bodies): it is left out before
     validation, so a required one is reported as required and an optional one takes its
     default.
     """

@@ -1,4 +1,4 @@
-"""Publishing the events of a reply (contract §5), committed as they happen."""
+"""Publishing the events of a reply (docs/api.md#event-stream), committed as they happen."""
 
 from __future__ import annotations
 

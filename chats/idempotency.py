@@ -1,4 +1,4 @@
-"""`Idempotency-Key` of `POST .../messages` (contract §4): one reply per key and chat.
+"""`Idempotency-Key` of `POST .../messages` (docs/api.md#idempotency): one reply per key and chat.
 
 The record is inserted, before the assistant runs, in the same short transaction as the user's
 message, so its unique constraint on (chat, key) decides which of several identical requests

@@ -2,7 +2,8 @@
 
 Storing a message is a transaction of five round trips (BEGIN, lock the organization, count
 the day's usage, insert, COMMIT): the lock serializes an organization's messages so that a
-monthly quota (contract §7) is never passed. Without a quota there is nothing to serialize,
+monthly quota (docs/api.md#monthly-message-quota) is never passed. Without a quota there is
+nothing to serialize,
 and on PostgreSQL one statement counts the usage and inserts the message, atomically
 without BEGIN and COMMIT. It checks the quota itself: an organization given a
 quota a moment ago stores nothing here, and its caller takes the metered path.
@@ -55,7 +56,7 @@ def unmetered_user_message_insert(
             {
                 "organization_id": chat.organization_id,
                 "chatbot_id": chat.chatbot_id,
-                "day": now.date(),  # timezone.now() is UTC: the usage day (contract §7)
+                "day": now.date(),  # UTC, the quota's day (docs/api.md#monthly-message-quota)
                 "uuid": message_uuid,
                 "chat_id": chat.pk,
                 "type": MessageType.USER.value,

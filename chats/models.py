@@ -48,7 +48,7 @@ class Message(models.Model):
     )
     type = models.CharField(max_length=10, choices=MessageType.choices)
     content = models.TextField()
-    # Snapshots as they were at reply time; null when the reply has none (contract §4).
+    # Snapshots as they were at reply time; null when the reply has none (docs/api.md#message).
     suggestions = models.JSONField(null=True, blank=True)
     products = models.JSONField(null=True, blank=True)
     current_url = models.TextField(blank=True)
@@ -97,7 +97,8 @@ class Event(models.Model):
 
 
 class IdempotencyRecord(models.Model):
-    """The first outcome of a `POST .../messages` sent with an `Idempotency-Key` (contract §4).
+    """The first outcome of a `POST .../messages` sent with an `Idempotency-Key`
+    (docs/api.md#idempotency).
 
     Inserted (with no outcome yet) before the assistant runs, so the unique constraint on
     (chat, key) lets exactly one of several identical concurrent requests do the work; the

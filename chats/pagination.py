@@ -1,4 +1,4 @@
-"""The page envelope of list responses, with the formulas of contract §4."""
+"""The page envelope of list responses, with the formulas of docs/api.md#paging."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ MAX_PAGE = 2**31 - 1
 
 
 def page_params(query: dict[str, Any]) -> tuple[int, int]:
-    """`page` and `size` of a list request, or 422 naming each bad one (contract §4).
+    """`page` and `size` of a list request, or 422 naming each bad one (docs/api.md#paging).
 
     Only plain ASCII digits are integers here (digits_value).
     """
@@ -49,7 +49,8 @@ def _integer(
 
 
 class PageEnvelopePagination(BasePagination):
-    """`?page=&size=` paging with the contract's envelope; one COUNT and one slice query."""
+    """`?page=&size=` paging with the documented envelope (docs/api.md#page-envelope); one COUNT and
+    one slice query."""
 
     def paginate_queryset(self, queryset, request: Request, view=None) -> list[Any]:
         self.page, self.size = page_params(request.query_params)

@@ -86,7 +86,8 @@ class MessagePage:
 
 
 def chat_get(*, organization: Organization, chat_id: str, fresh: bool = False) -> Chat:
-    """The organization's chat, or 404 for an unknown, malformed or foreign id (contract §1).
+    """The organization's chat, or 404 for an unknown, malformed or foreign id
+    (docs/api.md#identifiers).
 
     Reads may be served from the worker's chat cache (chats/chat_cache.py); a write passes
     `fresh=True`, so it never acts on a chat deleted since the worker cached it.

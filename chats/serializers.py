@@ -1,4 +1,4 @@
-"""Request validation and response shapes of the chat endpoints (contract §3, §4)."""
+"""Request validation and response shapes of the chat endpoints (docs/api.md#resources)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ _SHORT_JSON = 16
 
 
 def iso_timestamp(value: dt.datetime) -> str:
-    """ISO 8601 in UTC ending in `Z` (contract §1), as DRF's DateTimeField writes it."""
+    """ISO 8601 in UTC ending in `Z` (docs/api.md#timestamps), as DRF's DateTimeField writes it."""
     text = value.astimezone(dt.UTC).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
 
@@ -43,7 +43,7 @@ class StrictCharField(serializers.CharField):
 
 
 class MessageCreateInput(serializers.Serializer):
-    """The body of `POST /v1/chats/{chatId}/messages` (contract §4)."""
+    """The body of `POST /v1/chats/{chatId}/messages` (docs/api.md#add-a-message)."""
 
     # Trimmed first, so white space alone is "blank"; DRF refuses NUL characters itself.
     message = StrictCharField(max_length=MAX_MESSAGE_CHARS)
@@ -166,7 +166,7 @@ def message_body(
     products: Any,
     created_at: str,
 ) -> dict[str, Any]:
-    """A Message as the API writes it (contract §4): `suggestions` and `products` only when
+    """A Message as the API writes it (docs/api.md#message): `suggestions` and `products` only when
     the reply has some (None and empty values are left out)."""
     body: dict[str, Any] = {"id": id, "chatId": chat_id, "type": type, "content": content}
     if suggestions:

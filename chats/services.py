@@ -1,4 +1,4 @@
-"""Writes of chats (contract §3)."""
+"""Writes of chats (docs/api.md#create-a-chat)."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def _chat_create_in_one_statement(
                 "chat_id": chat_id,
                 "user_id": user_id,
                 "now": now,
-                "day": now.date(),  # timezone.now() is UTC: the usage day (contract §7)
+                "day": now.date(),  # UTC, the quota's day (docs/api.md#monthly-message-quota)
                 "message_uuid": uuid.uuid4(),
                 "assistant": MessageType.ASSISTANT.value,
             },

@@ -1,7 +1,9 @@
-"""Answering a shopper's message (contract §4): store it, run the assistant, store the reply.
+"""Answering a shopper's message (docs/api.md#add-a-message): store it, run the assistant,
+store the reply.
 
 The user's message is stored in one short transaction; the engine then runs outside any
-transaction, so each event it publishes is committed (and streamed) as it happens (§5).
+transaction, so each event it publishes is committed (and streamed) as it happens
+(docs/api.md#event-stream).
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ UNKNOWN_STORE = "Unknown store code"
 # The engine sees the recent conversation only: enough for follow-ups, cheap to load.
 HISTORY_LIMIT = 30
 DATABASE_ERRORS = (OperationalError, InterfaceError)
-# How long a reply that lost the database keeps trying to write its `failed` event (§4).
+# How long a reply that lost the database keeps trying to write its `failed` event
+# (docs/api.md#add-a-message).
 FAILED_EVENT_RETRY_SECONDS = 30.0
 
 
@@ -76,7 +79,8 @@ def user_message_store(
     """Stores the shopper's message, and claims its idempotency key, in ONE short transaction.
 
     Everything that decides whether a message may be stored at all (the key's unique
-    constraint, the monthly quota of contract §7) belongs in this transaction, so a refused
+    constraint, the monthly quota of docs/api.md#monthly-message-quota) belongs in this
+    transaction, so a refused
     request stores nothing. An organization without a quota (as the request saw it; the
     statement checks again) and a message without a key need no transaction of their own.
     """
@@ -253,7 +257,8 @@ def assistant_reply(
     """Runs the chatbot's engine (outside any transaction) and stores its reply.
 
     The user's message is already stored, so however the reply ends, it ends with either the
-    answer or a `failed` event (§4), also when the database goes away in the middle.
+    answer or a `failed` event (docs/api.md#failures), also when the database goes away in the
+    middle.
     """
     publisher = EventPublisher(chat_id=chat.id)
     try:
@@ -328,7 +333,8 @@ def reply_run(
     except DATABASE_ERRORS:
         raise  # not the engine's failure: assistant_reply waits for the database
     except Exception as exc:
-        # Any engine failure, expected or not, leaves the user's message stored (§4).
+        # Any engine failure, expected or not, leaves the user's message stored
+        # (docs/api.md#add-a-message).
         logger.exception("assistant engine failed for chat %s", chat.id)
         failed = str(exc) if isinstance(exc, EngineError) and str(exc) else ASSISTANT_FAILED
         publisher.failed(failed)

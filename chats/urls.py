@@ -34,8 +34,9 @@ urlpatterns = [
         ),
         name="chat-messages",
     ),
-    # The event stream (contract §5), also at the path of an older quick-start, which the
-    # OpenAPI description leaves out (INTERFACE: the reference path is .../messages/events).
+    # The event stream (docs/api.md#follow-a-chats-events), also at the path of an older
+    # quick-start, which the OpenAPI description leaves out (the reference path is
+    # .../messages/events).
     path(
         "v1/chats/<str:chatId>/messages/events",
         documented_as(ChatEventsDescription, chat_events),

@@ -44,6 +44,7 @@ class ChatViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         operation_id="createChat",
+        description="Reference: docs/api.md#create-a-chat",
         request=ChatCreateInput,
         responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
         summary="Create Chat",
@@ -53,6 +54,7 @@ class ChatViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         operation_id="getChat",
+        description="Reference: docs/api.md#get-a-chat",
         parameters=[chat_id_parameter()],
         responses={200: ChatOutput, **ERROR_RESPONSES(401, 404, 429)},
         summary="Get Chat",
@@ -66,6 +68,7 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         operation_id="listChatMessages",
+        description="Reference: docs/api.md#list-a-chats-messages and docs/api.md#paging",
         parameters=[chat_id_parameter()],
         responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 404, 422, 429)},
         summary="List all Chat Messages",
@@ -75,6 +78,10 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
 
     @extend_schema(
         operation_id="addMessageToChat",
+        description=(
+            "Reference: docs/api.md#add-a-message, docs/api.md#idempotency and "
+            "docs/api.md#monthly-message-quota"
+        ),
         request=MessageCreateInput,
         parameters=[
             OpenApiParameter("store", str, OpenApiParameter.QUERY, required=False),

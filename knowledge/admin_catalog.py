@@ -1,7 +1,8 @@
 """Admin pages of the product catalog: products (with store inventory inline), stores, inventory.
 
 The import form and the import history are in `admin_imports`. Product URLs are stored
-canonical whichever way they are entered (contract §6), and a saved product's words join the
+canonical whichever way they are entered (docs/api.md#url-canonical-form), and a saved
+product's words join the
 typo-correction vocabulary so that search knows them at once.
 """
 

@@ -1,6 +1,7 @@
 """Admin pages of the PDP question sets: edit, reorder and delete questions; regenerate sets.
 
-What an operator saves is what the public endpoints return (contract §6). After each save
+What an operator saves is what the public endpoints return (docs/api.md#pdp-question-sets).
+After each save
 the ranks are renumbered 1..n in the order the operator gave, so "move up" is just typing a
 smaller rank, and the ETag changes with the content so browsers revalidate.
 """
@@ -75,7 +76,7 @@ class PdpQuestionSetForm(forms.ModelForm):
         fields = ("organization", "url", "product_title")
 
     def clean_url(self) -> str:
-        # Stored canonical, as the endpoints look it up (contract §6).
+        # Stored canonical, as the endpoints look it up (docs/api.md#url-canonical-form).
         try:
             return canonicalize_url(self.cleaned_data["url"])
         except InvalidUrlError as exc:

@@ -1,4 +1,5 @@
-"""The one URL canonicalizer (contract §6), used by catalog import and PDP lookups alike."""
+"""The one URL canonicalizer (docs/api.md#url-canonical-form), used by catalog import and PDP
+lookups alike."""
 
 from __future__ import annotations
 
@@ -44,15 +45,16 @@ def parameter_name(pair: str) -> str:
 
 
 def is_tracking_parameter(name: str) -> bool:
-    """Whether a (decoded) query parameter name is one that §6 rule 3 removes."""
+    """Whether a (decoded) query parameter name is one that rule 3 of
+    docs/api.md#url-canonical-form removes."""
     return name.startswith("utm_") or name in TRACKING_PARAMETERS
 
 
 def canonicalize_url(url: str) -> str:
     """The canonical form of an absolute http(s) URL; InvalidUrlError if it is not one.
 
-    Implements exactly the four rules of contract §6 and nothing more: the path and the
-    parameter values are kept byte for byte, so two URLs a shop treats as different pages
+    Implements exactly the four rules of docs/api.md#url-canonical-form and nothing more: the path
+    and the parameter values are kept byte for byte, so two URLs a shop treats as different pages
     never collapse into one.
     """
     if not isinstance(url, str):

@@ -65,7 +65,8 @@ class Product(models.Model):
 
     @property
     def current_price(self):
-        """The price the shopper pays now: the sale price when there is one (contract §4)."""
+        """The price the shopper pays now: the sale price when there is one
+        (docs/api.md#product)."""
         return self.sale_price if self.sale_price is not None else self.price
 
     @property

@@ -1,6 +1,7 @@
 """The benchmark's data: the demo shop, a large catalog, chats, histories and PDP sets.
 
-Organizations, keys and catalogs come from the operators' commands (contract §9); chats,
+Organizations, keys and catalogs come from the operators' commands
+(docs/api.md#operators-command-line); chats,
 messages and question sets come from the HTTP API itself, so they are what integrators make.
 """
 

@@ -3,11 +3,12 @@ show how far its target is reachable.
 
 A ratio to the baseline says how much more than a bare Django view an endpoint costs; it does
 not say how much of that any implementation must spend. A floor is a view with no middleware,
-no authentication and no validation that does only work the contract cannot do without, each
+no authentication and no validation that does only work the API cannot do without, each
 request's writes in one statement:
 
-- `floor_count`: counts the request in Redis, as every rate-limited request must (contract §7:
-  limits hold across workers), through the production counter (assistant_api/throttling.py).
+- `floor_count`: counts the request in Redis, as every rate-limited request must
+  (docs/api.md#rate-limits: limits hold across workers), through the production counter
+  (assistant_api/throttling.py).
 - `floor_chat`: that count, plus storing the chat's row. Left out: the active chatbot check,
   the greeting and the day's usage count.
 - `floor_message`: that count, plus one statement storing the user's message, ranking the

@@ -1,1 +1,2 @@
-"""The server-sent event stream of a chat (contract §5): view, per-process listener, framing."""
+"""The server-sent event stream of a chat (docs/api.md#event-stream): view, per-process listener,
+framing."""

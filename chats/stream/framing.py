@@ -1,4 +1,4 @@
-"""Server-sent event framing (contract §5): `retry`, `id` + `data`, keep-alive comments."""
+"""Server-sent event framing (docs/api.md#framing): `retry`, `id` + `data`, keep-alive comments."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Operation 5, the event stream, in the OpenAPI description (INTERFACE §5.3, contract §10).
+"""Operation 5, the event stream, in the OpenAPI description (docs/api.md#follow-a-chats-events).
 
 drf-spectacular documents DRF views only, and the stream is a plain Django view
 (chats/stream/views.py): this DRF view stands in for it in the schema and answers nothing.
@@ -17,12 +17,12 @@ from assistant_api.renderers import JSON
 EVENT_STREAM = "text/event-stream"
 
 _DESCRIPTION = (
-    "Server-sent events of the chat's replies, as they happen (contract §5). Each event is an "
-    "`id:` line (the event's sequence number) and a `data:` line holding one MessageEvent as "
-    "JSON; a comment line `: keep-alive` comes after 15 s without events. The stream starts "
-    "with the events of the last 30 s, or with those after `Last-Event-ID` (header) or "
-    "`lastEventId` (query) when resuming. Open it before or right after Add Message to Chat "
-    "to follow the whole reply."
+    "Server-sent events of the chat's replies, as they happen (docs/api.md#event-stream). "
+    "Each event is an `id:` line (the event's sequence number) and a `data:` line holding one "
+    "MessageEvent as JSON; a comment line `: keep-alive` comes after 15 s without events. The "
+    "stream starts with the events of the last 30 s, or with those after `Last-Event-ID` "
+    "(header) or `lastEventId` (query) when resuming. Open it before or right after Add Message "
+    "to Chat to follow the whole reply. Reference: docs/api.md#follow-a-chats-events"
 )
 _RESUME = "Resume after the event with this id (the header wins over the query)."
 

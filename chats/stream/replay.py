@@ -1,4 +1,5 @@
-"""What a newly opened stream sends before live events (contract §5, resume)."""
+"""What a newly opened stream sends before live events
+(docs/api.md#delivery-ordering-and-resume)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`GET /v1/chats/{chatId}/messages/events`: a plain Django streaming view (contract §5).
+"""`GET /v1/chats/{chatId}/messages/events`: a plain Django streaming view
+(docs/api.md#event-stream).
 
 Not a DRF view: DRF renders whole responses. Everything that can fail (the key, the chat, the
 resume position, the replay query) happens before the response starts, so 401/404/422/503 are
@@ -43,7 +44,8 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
         api_key = request_api_key(request)
-        key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
+        # Opening a stream is one request of the key (docs/api.md#rate-limits).
+        key_rate_limit(api_key)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
         after = resume_position(request)
     except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:

@@ -42,7 +42,8 @@ class ImportReport:
             self.warnings.append(_entry(file, line, item_id, message))
 
     def as_json(self) -> dict[str, Any]:
-        """The `import_catalog --json` object (contract §9 keys first)."""
+        """The `import_catalog --json` object (docs/api.md#operators-command-line; the first four
+        keys first)."""
         return {
             "created": self.products.created,
             "updated": self.products.updated,

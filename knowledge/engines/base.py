@@ -1,4 +1,5 @@
-"""The assistant engine interface: one method, `reply` (STYLE.md: pluggable parts)."""
+"""The assistant engine interface: one method, `reply` (a pluggable part behind a small
+interface)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ class ReplyRequest:
 @dataclass
 class Reply:
     content: str
-    # Product snapshots in the contract's Product shape (§4), taken at reply time.
+    # Product snapshots in the API's Product shape (docs/api.md#product), taken at reply time.
     products: list[dict[str, Any]] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
 

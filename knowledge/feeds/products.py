@@ -1,4 +1,5 @@
-"""A product feed record checked and turned into Product field values (contract §8)."""
+"""A product feed record checked and turned into Product field values
+(docs/api.md#catalog-and-assistant)."""
 
 from __future__ import annotations
 
@@ -106,8 +107,8 @@ def _url(text: str, attribute: str, row: ProductRow) -> str:
 
 
 def _image_url(text: str, row: ProductRow) -> str:
-    # Checked, but kept as given: canonical form is for product pages (contract §6), and an
-    # image URL's query may be what the CDN needs.
+    # Checked, but kept as given: canonical form is for product pages
+    # (docs/api.md#url-canonical-form), and an image URL's query may be what the CDN needs.
     try:
         parts = urlsplit(text)
         valid = parts.scheme in ("http", "https") and bool(parts.hostname)

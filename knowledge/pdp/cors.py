@@ -1,4 +1,5 @@
-"""CORS for the public PDP endpoints, narrowed to an organization's allowed origins (§6).
+"""CORS for the public PDP endpoints, narrowed to an organization's allowed origins
+(docs/api.md#cors).
 
 django-cors-headers answers CORS on the PDP paths only (`CORS_URLS_REGEX`) with
 `Access-Control-Allow-Origin: *`. Its `check_request_enabled` signal can only grant, never

@@ -1,4 +1,5 @@
-"""Counting the requests of each question set (contract §6: exact under concurrency).
+"""Counting the requests of each question set (docs/api.md#request-counts: exact under
+concurrency).
 
 Every count is an atomic `UPDATE ... SET requests = requests + n` in the database, so counts
 from parallel requests, workers and instances never overwrite each other.

@@ -1,4 +1,5 @@
-"""Questions a shopper on a product page would ask, generated from the catalog (contract §6).
+"""Questions a shopper on a product page would ask, generated from the catalog
+(docs/api.md#generated-questions).
 
 Deterministic and offline: the same product and catalog give the same questions. Every
 question is about something the catalog holds for this product (its variants, attributes,

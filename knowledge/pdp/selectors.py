@@ -25,7 +25,7 @@ class FoundQuestionSet:
     id: uuid.UUID
     requests: int  # including this request
     allowed_origins: list[str]
-    # The PdpQuestionsSet body without `requests` (contract §6), in field order.
+    # The PdpQuestionsSet body without `requests` (docs/api.md#pdpquestionsset), in field order.
     fields: dict[str, Any]
     # Weak: the body also carries `requests`, which changes on every request; the ETag names
     # the set's content, so a client revalidating gets 304 until the set is edited.
@@ -59,7 +59,8 @@ class FoundQuestionSet:
 
 
 def parse_organization_id(value: str) -> uuid.UUID:
-    """The organization id of a path; a malformed one is a 404 like an unknown one (§1)."""
+    """The organization id of a path; a malformed one is a 404 like an unknown one
+    (docs/api.md#identifiers)."""
     parsed = uuid_from_text(value)
     if parsed is None:
         raise NotFoundError(ORGANIZATION_NOT_FOUND)

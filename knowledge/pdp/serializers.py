@@ -1,4 +1,5 @@
-"""Request validation and the documented response shape of the public PDP endpoints (§6)."""
+"""Request validation and the documented response shape of the public PDP endpoints
+(docs/api.md#pdp-question-sets)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ INVALID_URL = "Must be an absolute http or https URL of at most 2048 characters.
 
 @extend_schema_field(OpenApiTypes.URI)
 class CanonicalUrlField(serializers.CharField):
-    """A page URL, validated and turned into its canonical form (contract §6)."""
+    """A page URL, validated and turned into its canonical form (docs/api.md#url-canonical-form)."""
 
     default_error_messages = {"invalid_url": INVALID_URL}
 

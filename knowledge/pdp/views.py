@@ -1,4 +1,5 @@
-"""The two public PDP endpoints (operations 6 and 7, contract §6): no key, CORS, cached GET."""
+"""The two public PDP endpoints (operations 6 and 7, docs/api.md#pdp-question-sets): no key,
+CORS, cached GET."""
 
 from __future__ import annotations
 
@@ -47,10 +48,10 @@ class JsonOnlyNegotiation(DefaultContentNegotiation):
 
 
 class PdpQuestionSetViewSet(viewsets.ViewSet):
-    # Public (contract §2): a key sent is ignored, never checked.
+    # Public (docs/api.md#authentication): a key sent is ignored, never checked.
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    # Per client address (contract §7), not per key: there is none here.
+    # Per client address (docs/api.md#rate-limits), not per key: there is none here.
     throttle_classes = [PublicRateThrottle]
     content_negotiation_class = JsonOnlyNegotiation
 
@@ -60,7 +61,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         description=(
             "The question set stored for the canonical form of `url`. No API key; CORS-enabled. "
             "Sent with `Cache-Control: public, max-age=60` and an `ETag`; a matching "
-            "`If-None-Match` gets 304 with no body. Each set returned counts one request."
+            "`If-None-Match` gets 304 with no body. Each set returned counts one request. "
+            "Reference: docs/api.md#get-a-pdp-question-set"
         ),
         auth=[],
         parameters=[
@@ -94,7 +96,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
             "Returns the set stored for the canonical form of `url`; when there is none and the "
             "organization's catalog has a product at that URL, generates a set from the "
             "product, stores it and returns it; otherwise returns `null`. No API key; "
-            "CORS-enabled. Each set returned counts one request."
+            "CORS-enabled. Each set returned counts one request. "
+            "Reference: docs/api.md#get-or-generate-a-pdp-question-set"
         ),
         auth=[],
         request=PdpQuestionsInput,
@@ -117,7 +120,8 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
 
 
 def question_set_response(request: HttpRequest, organization_id: str) -> HttpResponseBase:
-    """The stored set for `?url=`, 304 when the client has it, 404 or 422 (contract §6)."""
+    """The stored set for `?url=`, 304 when the client has it, 404 or 422
+    (docs/api.md#get-a-pdp-question-set)."""
     org_id = parse_organization_id(organization_id)
     raw_url = request.GET.get("url")
     try:

@@ -18,8 +18,8 @@ class SearchFilters:
     """Every field is optional; an empty value (None, (), "") means "no restriction".
 
     Text values match case-insensitively. `min_price`/`max_price` apply to the price the shopper
-    pays (the sale price when there is one, contract §4). `category` matches the whole category
-    path ("mens shoes > footwear"), its leading part ("mens shoes") or any one level
+    pays (the sale price when there is one, docs/api.md#product). `category` matches the whole
+    category path ("mens shoes > footwear"), its leading part ("mens shoes") or any one level
     ("footwear"), in `product_type` or `google_product_category`.
     """
 

@@ -51,7 +51,7 @@ def test_the_limit_locks_the_username_out_from_that_address_even_with_the_right_
     locked = sign_in("wrong")
 
     assert locked.status_code == 429
-    # As every error (contract §1): JSON, and with Retry-After for a 429.
+    # As every error (docs/api.md#errors): JSON, and with Retry-After for a 429.
     assert locked["Content-Type"] == "application/json"
     message = locked.json()["message"]
     assert "Too many failed sign-ins for ops" in message

@@ -1,4 +1,4 @@
-"""API key authentication (contract §2) on every authenticated endpoint."""
+"""API key authentication (docs/api.md#authentication) on every authenticated endpoint."""
 
 from __future__ import annotations
 

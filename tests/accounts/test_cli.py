@@ -1,4 +1,4 @@
-"""Operators' command line (contract §9): --json output and clear errors."""
+"""Operators' command line (docs/api.md#operators-command-line): --json output and clear errors."""
 
 from __future__ import annotations
 

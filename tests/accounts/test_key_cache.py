@@ -1,4 +1,5 @@
-"""The per-worker API key cache (accounts/key_cache.py): fewer queries, same contract §2."""
+"""The per-worker API key cache (accounts/key_cache.py): fewer queries, same
+docs/api.md#authentication."""
 
 from __future__ import annotations
 
@@ -128,7 +129,8 @@ def test_while_one_request_rereads_a_stale_key_the_others_keep_the_entry(tenant)
             served.join(timeout=2)
             assert not served.is_alive()
 
-            # but never once it is a second old (contract §2): then they read the row too
+            # but never once it is a second old (docs/api.md#authentication): then they read the row
+            # too
             time.sleep(max(0.0, MAX_AGE_SECONDS - 0.05))
             late = _lookup_in_thread(prefix)
             late.join(timeout=0.3)

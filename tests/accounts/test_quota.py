@@ -1,4 +1,5 @@
-"""The monthly message quota (contract §7): exact, refusing without storing anything."""
+"""The monthly message quota (docs/api.md#monthly-message-quota): exact, refusing without storing
+anything."""
 
 from __future__ import annotations
 

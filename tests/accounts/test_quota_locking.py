@@ -1,4 +1,5 @@
-"""The quota lock of a message (contract §7) never blocks creating chats of the organization.
+"""The quota lock of a message (docs/api.md#monthly-message-quota) never blocks creating chats of
+the organization.
 
 Found by `make bench`: under a mix of POST chats and POST messages, FOR UPDATE on
 the organization row deadlocked against the chats' foreign key checks (503 responses).

@@ -1,4 +1,4 @@
-"""Rate limits per API key (contract §7), in one process and shared through Redis."""
+"""Rate limits per API key (docs/api.md#rate-limits), in one process and shared through Redis."""
 
 from __future__ import annotations
 

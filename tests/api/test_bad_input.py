@@ -1,4 +1,4 @@
-"""Bad input on every endpoint: each a clear 4xx in the contract's shape.
+"""Bad input on every endpoint: each a clear 4xx in the documented shape.
 
 Wrong JSON types in every body field, NUL characters, overlong values, huge paging numbers,
 malformed ids, and text that looks like markup or SQL (stored and returned verbatim, shown
@@ -17,7 +17,7 @@ from tests.server import ROOT
 
 pytestmark = pytest.mark.django_db
 
-# An error body names the problem, never the machinery (contract §1).
+# An error body names the problem, never the machinery (docs/api.md#errors).
 INTERNALS = (
     "Traceback",
     'File "',
@@ -82,7 +82,7 @@ def test_wrong_json_type_in_every_field_is_422_naming_the_field(tenant, chat):
 
 
 def test_a_required_field_given_as_null_is_reported_as_missing(tenant, chat):
-    # Contract §1: a field given as JSON null counts as absent.
+    # docs/api.md#json-bodies: a field given as JSON null counts as absent.
     for name, (path, valid, client) in body_endpoints(tenant, chat).items():
         for field in valid:
             response = client.post(path, {**valid, field: None}, format="json")
@@ -210,7 +210,7 @@ def test_overlong_values_are_422(tenant, chat):
         "size=0",
         "size=-5",
         f"page=1&size={10**40}",
-        # int() reads these; the contract's integers are plain digits
+        # int() reads these; the API's integers are plain digits
         "page=1_0",
         "page=1.0",
         "size=%2B5",

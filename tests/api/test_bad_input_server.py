@@ -176,7 +176,7 @@ def test_idempotency_key_of_10000_characters_gets_a_json_431(live, tenant):
     with live.client(headers=headers) as client:
         # Over gunicorn's 8190-byte header field limit: refused before Django, as JSON.
         huge = client.post(path, json=body, headers={"Idempotency-Key": "k" * 10_000})
-        # Within it but over the contract's 255 characters: our 422.
+        # Within it but over the documented 255 characters: our 422.
         long = client.post(path, json=body, headers={"Idempotency-Key": "k" * 300})
     assert assert_json_error(huge, 431)["message"].startswith("Request Header Fields Too Large")
     assert assert_json_error(long, 422)["message"] == KEY_TOO_LONG

@@ -1,4 +1,4 @@
-"""Contract §1: every non-2xx response is JSON `{"message": ...}`, with X-Request-Id."""
+"""docs/api.md#errors: every non-2xx response is JSON `{"message": ...}`, with X-Request-Id."""
 
 from __future__ import annotations
 

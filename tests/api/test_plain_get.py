@@ -89,7 +89,8 @@ def test_a_query_django_refuses_to_read_is_400_both_ways(tenant, anonymous):
 def test_format_is_ignored_and_other_accepts_still_go_to_drf(tenant):
     chat = ChatFactory(chatbot=tenant.chatbot)
     assert tenant.client.get(f"/v1/chats/{chat.id}", HTTP_ACCEPT="text/html").status_code == 406
-    # `?format=` is ignored like any other unknown parameter, never a 404 (contract §1).
+    # `?format=` is ignored like any other unknown parameter, never a 404
+    # (docs/api.md#query-parameters).
     for query in ("?format=xml", "?format=json", "?format=api"):
         plain, through_drf = both_ways(tenant.client, f"/v1/chats/{chat.id}{query}")
         assert plain == through_drf and plain[0] == 200, query

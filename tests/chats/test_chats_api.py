@@ -1,4 +1,4 @@
-"""Operations 1 and 2: create and get a chat (contract §3)."""
+"""Operations 1 and 2: create and get a chat (docs/api.md#create-a-chat)."""
 
 from __future__ import annotations
 

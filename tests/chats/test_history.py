@@ -1,4 +1,4 @@
-"""Operation 4: the chat history as pages (contract §4)."""
+"""Operation 4: the chat history as pages (docs/api.md#paging)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def test_empty_chat_has_one_empty_page(tenant, chat):
     }
 
 
-def test_pages_follow_the_contract_formulas(tenant, chat):
+def test_pages_follow_the_documented_formulas(tenant, chat):
     MessageFactory.create_batch(45, chat=chat)
 
     first, middle, last = (page(tenant, chat, page=n) for n in (1, 2, 3))

@@ -1,4 +1,5 @@
-"""Operation 3, `POST /v1/chats/{chatId}/messages` (contract §4): validation, storage, replies."""
+"""Operation 3, `POST /v1/chats/{chatId}/messages` (docs/api.md#add-a-message): validation, storage,
+replies."""
 
 from __future__ import annotations
 

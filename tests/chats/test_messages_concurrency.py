@@ -1,4 +1,5 @@
-"""Two identical `POST .../messages` with one `Idempotency-Key` at the same moment (contract §4).
+"""Two identical `POST .../messages` with one `Idempotency-Key` at the same moment
+(docs/api.md#idempotency).
 
 Against the real server (gunicorn, gevent workers), so the requests really race; its own module
 because it needs committed data (a transactional test).

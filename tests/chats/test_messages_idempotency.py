@@ -1,4 +1,4 @@
-"""`Idempotency-Key` on `POST /v1/chats/{chatId}/messages` (contract §4)."""
+"""`Idempotency-Key` on `POST /v1/chats/{chatId}/messages` (docs/api.md#idempotency)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The event stream's protocol (contract §5), read from the real gunicorn + gevent server.
+"""The event stream's protocol (docs/api.md#event-stream), read from the real gunicorn + gevent
+server.
 
 Events are produced with `EventPublisher`, the code path the assistant publishes through;
 tests/chats/test_stream_replies.py follows real replies of `POST .../messages`.

@@ -1,4 +1,4 @@
-"""Real replies of `POST .../messages` followed on the event stream (contract §4, §5).
+"""Real replies of `POST .../messages` followed on the event stream (docs/api.md#events-of-a-reply).
 
 The server runs the catalog engine on the demo shop with a typing pace
 (`ASSISTANT_STREAM_CHUNK_DELAY_MS`), so a reply takes long enough to be watched live.
@@ -83,7 +83,7 @@ def is_final(payload: dict) -> bool:
 
 
 def assert_is_one_reply(data: list[dict], reply: dict) -> None:
-    """The shape of contract §5's "events of one reply", ending with the stored reply."""
+    """The shape of docs/api.md#events-of-a-reply, ending with the stored reply."""
     assert data[0]["status"] == "inProgress"
     assert "toolName" not in data[0] and "content" not in data[0]
     tools = [d for d in data[1:-1] if "toolName" in d]

@@ -91,7 +91,7 @@ def send(shop: Shop, message: str, *, url: str = PAGE, **query: str):
 
 
 def stream_events(shop: Shop) -> list[dict[str, Any]]:
-    """Every event of the chat, read from the public event stream (contract §5)."""
+    """Every event of the chat, read from the public event stream (docs/api.md#event-stream)."""
     response = shop.tenant.client.get(
         f"/v1/chats/{shop.chat.id}/messages/events", {"lastEventId": "0"}
     )

@@ -1,4 +1,5 @@
-"""The URL canonicalizer of contract §6: the four rules by example, and their properties."""
+"""The URL canonicalizer of docs/api.md#url-canonical-form: the four rules by example, and their
+properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""`seed_demo` (contract §9): the shipped demo catalog, and a re-run that changes nothing."""
+"""`seed_demo` (docs/api.md#operators-command-line): the shipped demo catalog, and a re-run that
+changes nothing."""
 
 from __future__ import annotations
 

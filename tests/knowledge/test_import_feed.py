@@ -43,8 +43,8 @@ def test_imports_every_feed_attribute(shop, tmp_path):
     assert summary["created"] == 1
     assert (summary["updated"], summary["removed"], summary["errors"]) == (0, 0, [])
     product = Product.objects.get(organization=shop, item_id="SKU-1")
-    # Stored canonical (contract §6): lowercase host, no default port, no tracking parameters,
-    # sorted query, no trailing slash, no fragment.
+    # Stored canonical (docs/api.md#url-canonical-form): lowercase host, no default port, no
+    # tracking parameters, sorted query, no trailing slash, no fragment.
     assert product.url == "https://shop.example/products/runner?a=1&b=2"
     assert product.image_url == "https://cdn.shop.example/trail-runner-1.jpg"
     assert (product.price, product.sale_price, product.currency) == (

@@ -1,8 +1,8 @@
 """Every way the model can fail, with the catalog fallback and without.
 
 With `ASSISTANT_FALLBACK=catalog` the reply is the catalog engine's, after a `failed` tool event
-naming the failure; with `off` the stream ends with the contract's `failed` event and the
-endpoint answers 503, the shopper's message kept (contract §4, §5).
+naming the failure; with `off` the stream ends with the reply's `failed` event and the
+endpoint answers 503, the shopper's message kept (docs/api.md#failures).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """PDP questions written by the model when the `openai` engine is configured,
-through the public get-questions endpoint (contract §6), validated, with the catalog generator
+through the public get-questions endpoint (docs/api.md#generated-questions), validated, with the
+catalog generator
 as fallback."""
 
 from __future__ import annotations

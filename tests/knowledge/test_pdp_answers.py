@@ -1,4 +1,5 @@
-"""Every generated PDP question gets an answer grounded in the catalog (contract §6, §8).
+"""Every generated PDP question gets an answer grounded in the catalog
+(docs/api.md#generated-questions).
 
 The whole demo-shop catalog (catalogs/) is imported; for each product, each question its set
 holds is sent as a chat message with `currentUrl` = that product's page, as the demo page's

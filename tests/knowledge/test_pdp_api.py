@@ -1,4 +1,5 @@
-"""Operations 6 and 7 through the API (contract §6): every status, caching, counting, schema."""
+"""Operations 6 and 7 through the API (docs/api.md#pdp-question-sets): every status, caching,
+counting, schema."""
 
 from __future__ import annotations
 
@@ -116,7 +117,7 @@ def test_etag_does_not_change_when_the_set_is_counted(anonymous, organization, s
     assert first["ETag"] == second["ETag"]
 
 
-def test_get_of_an_unknown_url_is_404_with_the_contract_message(anonymous, organization, stored):
+def test_get_of_an_unknown_url_is_404_with_the_documented_message(anonymous, organization, stored):
     response = anonymous.get(get_path(organization.id), {"url": "https://shop.example/other"})
     assert response.status_code == 404
     assert response.json() == {"message": QUESTION_SET_NOT_FOUND}

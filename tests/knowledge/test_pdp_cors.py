@@ -1,4 +1,5 @@
-"""CORS on the public PDP endpoints only, any origin or the organization's list (contract §6)."""
+"""CORS on the public PDP endpoints only, any origin or the organization's list
+(docs/api.md#cors)."""
 
 from __future__ import annotations
 

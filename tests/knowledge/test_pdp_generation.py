@@ -1,4 +1,5 @@
-"""Questions generated from a catalog product (contract §6): grounded, ranked, 3 to 6, unique."""
+"""Questions generated from a catalog product (docs/api.md#generated-questions): grounded, ranked, 3
+to 6, unique."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The public PDP endpoints: rate limit per client address and daily usage (contract §7)."""
+"""The public PDP endpoints: rate limit per client address and daily usage
+(docs/api.md#rate-limits)."""
 
 from __future__ import annotations
 

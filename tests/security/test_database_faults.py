@@ -43,7 +43,7 @@ pytestmark = [
 ]
 
 BODY = {"message": "Show me laptops", "currentUrl": "https://shop.example/"}
-# What an error body must never show (contract §1).
+# What an error body must never show (docs/api.md#errors).
 INTERNALS = ("Traceback", "psycopg", "SELECT", str(ROOT), ".py", "127.0.0.1", "sk_stag_")
 
 
@@ -97,7 +97,8 @@ def worker_pids(server: LiveServer) -> list[int]:
 
 
 def unanswered_without_failed_event(deployment: Deployment) -> list[str]:
-    """Chats holding more unanswered user messages than `failed` reply events (§4 invariant)."""
+    """Chats holding more unanswered user messages than `failed` reply events
+    (docs/api.md#add-a-message)."""
     broken = []
     chats = deployment.rows("SELECT DISTINCT chat_id FROM chats_message WHERE type = 'user'")
     for (chat_id,) in chats:
@@ -243,7 +244,8 @@ def test_a_reply_cut_by_the_outage_ends_with_failed_and_open_streams_miss_nothin
         # And the next message is answered normally
         with d.client() as client:
             assert client.post(f"/v1/chats/{chat}/messages", json=BODY).status_code == 201
-            # a retry of the cut request with its key gets the first outcome again (§4)
+            # a retry of the cut request with its key gets the first outcome again
+            # (docs/api.md#idempotency)
             retry = client.post(
                 f"/v1/chats/{chat}/messages", json=BODY, headers={"Idempotency-Key": "cut-1"}
             )

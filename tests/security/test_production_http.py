@@ -89,7 +89,7 @@ def test_security_headers_over_https(production, path):
     assert response.headers["referrer-policy"] == "same-origin"
     assert response.headers["x-frame-options"] == "DENY"
     if path.startswith("/v1/"):
-        # Errors are the contract's JSON, never Django's debug page.
+        # Errors are the documented JSON, never Django's debug page.
         assert response.headers["content-type"].startswith("application/json")
         assert set(response.json()) == {"message"}
 

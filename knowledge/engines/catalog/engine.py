@@ -90,7 +90,8 @@ def about_page(u: Understanding, page: Product) -> Understanding:
 
 
 class CatalogEngine:
-    """The default engine (contract §8): only catalog products, prices and stock, no network."""
+    """The default engine (docs/api.md#catalog-and-assistant): only catalog products, prices and
+    stock, no network."""
 
     @property
     def answers_at_once(self) -> bool:
@@ -139,7 +140,7 @@ class Turn:
     def draft(self) -> Draft:
         page = self.page_product()
         # A store named in the message ("in Hamburg?") is where availability is answered for;
-        # snapshots keep the `store` parameter's values (contract §4).
+        # snapshots keep the `store` parameter's values (docs/api.md#add-a-message).
         if self.u.store_code and (self.store is None or self.store.code != self.u.store_code):
             self.asked_store = (
                 Store.objects.filter(

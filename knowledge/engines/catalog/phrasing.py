@@ -1,6 +1,7 @@
 """Sentences of the catalog engine's replies: how a search, a product and a reason read.
 
-Only catalog values and the shopper's own numbers appear in the text (contract §8), so every
+Only catalog values and the shopper's own numbers appear in the text
+(docs/api.md#catalog-and-assistant), so every
 figure here comes from a Product, a StoreInventory row or the shopper's constraints.
 """
 

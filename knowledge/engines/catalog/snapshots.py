@@ -1,4 +1,5 @@
-"""Product snapshots in the contract's Product shape (§4), with the catalog's values now.
+"""Product snapshots in the API's Product shape (docs/api.md#product), with the catalog's values
+now.
 
 A snapshot is stored with the reply, so history shows a product as it was recommended.
 `product_snapshot` is a plain function the LLM engine reuses.
@@ -134,7 +135,8 @@ def product_snapshot(
     recommendation: str = "",
     first_created_at: datetime | None = None,
 ) -> dict[str, Any]:
-    """The contract's Product dict for `product` with the catalog's values at this moment."""
+    """The API's Product dict (docs/api.md#product) for `product` with the catalog's values at this
+    moment."""
     snapshot: dict[str, Any] = {
         "gtin": product.gtin or product.item_id,
         "brand": product.brand or "",

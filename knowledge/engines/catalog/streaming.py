@@ -1,4 +1,5 @@
-"""Publishing a reply as events (contract §5): tool calls, then the text in chunks.
+"""Publishing a reply as events (docs/api.md#events-of-a-reply): tool calls, then the text in
+chunks.
 
 Chunks are cut on purpose: at word boundaries, about 40-80 characters, ending at a line or
 sentence end when one is near, so a UI shows whole words and each chunk costs one event row.

@@ -1,4 +1,4 @@
-"""The assistant's tools as plain functions (contract §5 shows their calls as events).
+"""The assistant's tools as plain functions (docs/api.md#tools shows their calls as events).
 
 Each tool takes a `ToolContext` and plain arguments and returns `(toolResponse, data)`: the
 JSON an integrator reads in the event, and the catalog objects the engine keeps working with.
@@ -79,7 +79,8 @@ _products_of_pages = PreparedQuery(
 
 
 def page_product_find(organization: Organization, url: str) -> Product | None:
-    """The catalog product whose page `url` is, after canonicalization (contract §6, §8)."""
+    """The catalog product whose page `url` is, after canonicalization
+    (docs/api.md#url-canonical-form)."""
     try:
         canonical = canonicalize_url(url)
     except InvalidUrlError:

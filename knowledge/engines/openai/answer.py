@@ -4,7 +4,7 @@ The system prompt asks the model to end its answer with a fenced ```json block n
 products it recommends (by GTIN) and follow-up suggestions. That block is for us, not the
 shopper, so text is streamed as it arrives except for anything that could be the start of the
 block (and trailing white space), which waits until the next delta tells. The chunks streamed
-therefore always concatenate to exactly the reply's final `content` (contract §5).
+therefore always concatenate to exactly the reply's final `content` (docs/api.md#events-of-a-reply).
 """
 
 from __future__ import annotations

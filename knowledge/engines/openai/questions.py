@@ -2,7 +2,7 @@
 
 The PDP generator calls `questions_from_model` first and uses its own catalog generator when
 this returns None: the engine is not configured for the organization, the model failed, or its
-answer did not pass validation (3 to 6 distinct questions, contract §6).
+answer did not pass validation (3 to 6 distinct questions, docs/api.md#generated-questions).
 """
 
 from __future__ import annotations

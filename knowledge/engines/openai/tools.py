@@ -3,7 +3,8 @@
 The tools are the catalog engine's own (`knowledge.engines.catalog.tools.tool_run`), so the
 model sees the same catalog search and integrators the same `toolArgs`/`toolResponse` shapes.
 Every product a tool returns is remembered by its public `gtin` (the catalog item id when the
-catalog has no GTIN, contract §4); the reply may only show those, rebuilt from the catalog at
+catalog has no GTIN, docs/api.md#product); the reply may only show those, rebuilt from the
+catalog at
 reply time, so no price or availability ever comes from the model.
 """
 

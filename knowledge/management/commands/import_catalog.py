@@ -1,4 +1,5 @@
-"""`import_catalog ORG FEED [--inventory FILE] [--stores FILE] [--full] [--strict]` (contract §9)."""
+"""`import_catalog ORG FEED [--inventory FILE] [--stores FILE] [--full] [--strict]`
+(docs/api.md#operators-command-line)."""
 
 from __future__ import annotations
 

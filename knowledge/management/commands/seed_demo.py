@@ -1,4 +1,5 @@
-"""Demo organization, chatbot, catalog and a new staging key (contract §9)."""
+"""Demo organization, chatbot, catalog and a new staging key
+(docs/api.md#operators-command-line)."""
 
 from __future__ import annotations
 
