@@ -41,4 +41,4 @@ def watch_hangup(client: Any, hung_up: Callable[[], None]) -> Callable[[], None]
             hung_up()
 
     watcher.start(readable)
-    return watcher.stop
+    return watcher.close

@@ -31,6 +31,7 @@ TOO_MANY_STREAMS = "Too many open event streams"
 # Streams last long; a client refused one should not come back at once.
 RETRY_AFTER_SECONDS = 10
 WORKERS_KEY = "sse:workers"
+REDIS_CONNECTIONS = 8  # per worker process
 
 # KEYS: the organization's hash, the workers' set; ARGV: worker, cap, lease seconds.
 # Drops the counts of workers silent for a lease, then takes a place if one is left.
@@ -160,7 +161,15 @@ _places_lock = threading.Lock()
 
 
 def _redis_client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, **settings.REDIS_SOCKET_OPTIONS)
+    # Thousands of streams end together when a worker stops: they queue for a few connections
+    # instead of opening one each (a wait past the socket timeout fails open like any failure).
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=settings.REDIS_SOCKET_OPTIONS["socket_timeout"],
+        **settings.REDIS_SOCKET_OPTIONS,
+    )
+    return redis.Redis(connection_pool=pool)
 
 
 def stream_places() -> StreamPlaces:
