@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import subprocess
 import time
 from contextlib import ExitStack, closing
+from pathlib import Path
 
 import httpx
 import pytest
@@ -100,9 +100,8 @@ def test_the_places_of_a_killed_worker_free_themselves_after_the_lease():
             with ExitStack() as streams:
                 assert open_stream(streams, doomed, crowd, path).status_code == 200
                 # The worker holding the stream dies without closing anything.
-                worker = subprocess.run(
-                    ["pgrep", "-P", str(doomed.process.pid)], capture_output=True, text=True
-                ).stdout.split()
+                pid = doomed.process.pid
+                worker = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
                 assert len(worker) == 1
                 os.kill(int(worker[0]), signal.SIGKILL)
             # Its place is still counted until its lease runs out, then freed.
