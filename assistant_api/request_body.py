@@ -81,7 +81,8 @@ class RequestBodyMiddleware:
         problem = read_body(environ["wsgi.input"], body, size=size, chunked=chunked)
         if problem is not None:
             environ[UNREADABLE_BODY] = problem
-            body.truncate(0)
+            body.seek(0)
+            body.truncate()
         environ["CONTENT_LENGTH"] = str(body.tell())
         body.seek(0)
         environ["wsgi.input"] = body
