@@ -335,6 +335,8 @@ SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))
 # Open event streams per organization, across every worker sharing REDIS_URL (else per process).
 EVENT_STREAMS_PER_ORGANIZATION = env_int("EVENT_STREAMS_PER_ORGANIZATION", 1000)
+if EVENT_STREAMS_PER_ORGANIZATION < 1:
+    raise ImproperlyConfigured("EVENT_STREAMS_PER_ORGANIZATION must be at least 1")
 # A worker that died without closing its streams gives their places back after this.
 EVENT_STREAM_LEASE_SECONDS = float(os.environ.get("EVENT_STREAM_LEASE_SECONDS", "30"))
 if not 1 <= EVENT_STREAM_LEASE_SECONDS <= 60:
