@@ -19,6 +19,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts import keys
+from accounts.failed_auth import failed_auth_count, failed_auth_refuse_blocked
 from accounts.key_cache import api_key_lookup, api_key_remember_use
 from accounts.models import ApiKey, Organization
 
@@ -30,6 +31,9 @@ WRONG_ENVIRONMENT = (
     "This API key belongs to the {key_env} environment; this is the {env} environment"
 )
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+# Compared with a key whose prefix matches no key, so that answer costs what a wrong secret
+# for a real prefix costs: the time taken does not tell whether a prefix exists.
+UNKNOWN_KEY_HASH = keys.hash_key("sk_stag_00000000_" + "0" * 43)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,19 @@ def request_api_key(request: HttpRequest) -> ApiKey:
     key = key_from_headers(request)
     if key is None:
         raise exceptions.NotAuthenticated(MISSING_KEY)
-    return authenticate_key(key)
+    return authenticate_request_key(request, key)
+
+
+def authenticate_request_key(request: Request | HttpRequest, key: str) -> ApiKey:
+    """`authenticate_key`, with the limit of refused keys per client address
+    (accounts/failed_auth.py): TooManyRequestsError before the lookup when over it."""
+    failed_auth_refuse_blocked(request)
+    try:
+        return authenticate_key(key)
+    except exceptions.AuthenticationFailed as exc:
+        if exc.detail == INVALID_KEY:
+            failed_auth_count(request)
+        raise
 
 
 def authenticate_key(key: str) -> ApiKey:
@@ -77,7 +93,10 @@ def authenticate_key(key: str) -> ApiKey:
     if prefix is None:
         raise exceptions.AuthenticationFailed(INVALID_KEY)
     api_key = api_key_lookup(prefix=prefix)
-    if api_key is None or not keys.key_matches(key, api_key.hashed_key):
+    if api_key is None:
+        keys.key_matches(key, UNKNOWN_KEY_HASH)
+        raise exceptions.AuthenticationFailed(INVALID_KEY)
+    if not keys.key_matches(key, api_key.hashed_key):
         raise exceptions.AuthenticationFailed(INVALID_KEY)
     if api_key.is_revoked:
         raise exceptions.AuthenticationFailed(REVOKED_KEY)
@@ -112,7 +131,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         key = key_from_headers(request)
         if key is None:
             return None
-        api_key = authenticate_key(key)
+        api_key = authenticate_request_key(request, key)
         return ApiClient(api_key=api_key, organization=api_key.organization), api_key
 
     def authenticate_header(self, request: Request) -> str:

@@ -32,6 +32,7 @@ MAX_AGE_SECONDS = 1.0
 _Values = dict[str, Any]
 _entries: dict[str, tuple[float, _Values, _Values]] = {}
 _refreshing: set[str] = set()  # prefixes whose row a request of this worker is reading
+_missing: dict[str, float] = {}  # prefixes that matched no key -> when that was read
 
 
 def api_key_lookup(*, prefix: str) -> ApiKey | None:
@@ -40,6 +41,9 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
     if ttl <= 0:
         return _query(prefix)
     now = time.monotonic()
+    missing_since = _missing.get(prefix)
+    if missing_since is not None and now - missing_since < ttl:
+        return None
     entry = _entries.get(prefix)
     if entry is not None:
         age = now - entry[0]
@@ -52,7 +56,11 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
         _refreshing.discard(prefix)
     if api_key is None:
         _entries.pop(prefix, None)
+        if len(_missing) >= MAX_ENTRIES:
+            _missing.clear()
+        _missing[prefix] = now
         return None
+    _missing.pop(prefix, None)
     if len(_entries) >= MAX_ENTRIES:
         _entries.clear()
     _entries[prefix] = (now, _values(api_key), _values(api_key.organization))
@@ -62,6 +70,7 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
 def api_key_forget(*, prefix: str) -> None:
     """Drops the entry (a revocation in this process takes effect on the next request)."""
     _entries.pop(prefix, None)
+    _missing.pop(prefix, None)
 
 
 def api_key_remember_use(*, prefix: str, last_used_at) -> None:

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 from dataclasses import dataclass
 
 from django.db.models import OuterRef, Subquery, Sum
@@ -14,6 +12,7 @@ from django.utils.safestring import SafeString
 
 from accounts.models import Chatbot, DailyUsage, Organization
 from accounts.usage import QuotaState, month_bounds, quota_state
+from assistant_api.csv_export import csv_text
 
 HIGHLIGHT_SHARE = 0.8
 
@@ -121,11 +120,9 @@ def usage_csv(*, organization: Organization) -> str:
         .select_related("chatbot")
         .order_by("day", "chatbot__name")
     )
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(["day", "chatbot_id", "chatbot", "messages", "chats", "pdp_requests"])
-    for row in rows:
-        writer.writerow(
+    return csv_text(
+        ["day", "chatbot_id", "chatbot", "messages", "chats", "pdp_requests"],
+        (
             [
                 row.day.isoformat(),
                 row.chatbot_id or "",
@@ -134,8 +131,9 @@ def usage_csv(*, organization: Organization) -> str:
                 row.chats,
                 row.pdp_requests,
             ]
-        )
-    return out.getvalue()
+            for row in rows
+        ),
+    )
 
 
 def with_month_messages(queryset):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from assistant_api.chunked_body import WsgiApp
+from assistant_api.request_body import WsgiApp
 
 
 class HeadWithoutBody:

@@ -14,7 +14,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 
 from assistant_api import errors
-from assistant_api.chunked_body import BROKEN_BODY
+from assistant_api.request_body import UNREADABLE_BODY
 from assistant_api.request_context import request_id_var
 
 logger = logging.getLogger("assistant_api.errors")
@@ -27,6 +27,7 @@ _SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 _STATUS_MESSAGES = {
     400: "Bad request",
     403: "Forbidden",
+    408: "Request timeout",
     404: errors.NOT_FOUND,
     405: "Method not allowed",
     406: "Not acceptable",
@@ -65,8 +66,8 @@ class RequestIdMiddleware:
 
 
 class BodySizeLimitMiddleware:
-    """Refuses declared bodies over 64 KiB before anything reads them (413), and chunked
-    bodies that could not be read (400).
+    """Refuses declared bodies over 64 KiB before anything reads them (413), and bodies
+    assistant_api/request_body.py could not read: too slow (408), cut off or malformed (400).
 
     The admin's catalog import form is the one place that takes larger uploads.
     """
@@ -75,8 +76,9 @@ class BodySizeLimitMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if BROKEN_BODY in request.META:
-            return json_error(400, "Invalid chunked request body")
+        unreadable = request.META.get(UNREADABLE_BODY)
+        if unreadable is not None:
+            return json_error(*unreadable)
         try:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:

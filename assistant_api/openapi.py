@@ -29,10 +29,14 @@ _DESCRIPTIONS = {
     ),
     401: "API key missing, unknown, revoked, expired, or of the other environment.",
     404: "The resource does not exist or belongs to another organization.",
+    408: "The body did not arrive within REQUEST_BODY_TIMEOUT_SECONDS (10 s by default).",
     413: "Body larger than 64 KiB.",
     415: "The body is not application/json.",
     422: "The body or query failed validation.",
-    429: "Monthly message quota reached, or rate limit exceeded (with Retry-After).",
+    429: (
+        "Monthly message quota reached, rate limit exceeded, too many refused API keys from "
+        "this address, or too many open event streams (with Retry-After)."
+    ),
     503: "The database or the assistant engine is unavailable.",
 }
 
@@ -51,8 +55,12 @@ ALWAYS_POSSIBLE = (400, 503)
 
 
 def ERROR_RESPONSES(*statuses: int) -> dict[int, OpenApiResponse]:
-    codes = sorted({*statuses, *ALWAYS_POSSIBLE})
-    return {code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in codes}
+    codes = {*statuses, *ALWAYS_POSSIBLE}
+    if 413 in codes:  # a body can arrive too late wherever it can be too large
+        codes.add(408)
+    return {
+        code: OpenApiResponse(ErrorBody, description=_DESCRIPTIONS[code]) for code in sorted(codes)
+    }
 
 
 class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):

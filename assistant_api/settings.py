@@ -197,6 +197,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 # The admin's catalog import form uploads whole feeds.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 ADMIN_MAX_BODY_BYTES = env_int("ADMIN_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# A request body must arrive within this (as long again per further 64 KiB), or 408; it is read
+# before any database connection is taken (assistant_api/request_body.py).
+REQUEST_BODY_TIMEOUT_SECONDS = float(os.environ.get("REQUEST_BODY_TIMEOUT_SECONDS", "10"))
+if REQUEST_BODY_TIMEOUT_SECONDS <= 0:
+    raise ImproperlyConfigured("REQUEST_BODY_TIMEOUT_SECONDS must be more than 0")
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -313,6 +318,8 @@ LOGGING = {
 # --- Service tuning -------------------------------------------------------------------------
 RATE_LIMIT_PER_KEY = os.environ.get("RATE_LIMIT_PER_KEY", "600/min")
 RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
+# Refused API keys per client address; over it, 429 before any key is looked up.
+RATE_LIMIT_FAILED_AUTH = os.environ.get("RATE_LIMIT_FAILED_AUTH", "60/min")
 # Seconds a worker may reuse an API key row it read (accounts/key_cache.py); 0 turns it off.
 # docs/api.md#authentication: a revoked key is refused by every worker within 1 second.
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
@@ -330,6 +337,14 @@ if HISTORY_CACHE_SECONDS < 0:
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 SSE_KEEPALIVE_SECONDS = float(os.environ.get("SSE_KEEPALIVE_SECONDS", "15"))
 SSE_MAX_DURATION_SECONDS = float(os.environ.get("SSE_MAX_DURATION_SECONDS", "3600"))
+# Open event streams per organization, across every worker sharing REDIS_URL (else per process).
+EVENT_STREAMS_PER_ORGANIZATION = env_int("EVENT_STREAMS_PER_ORGANIZATION", 1000)
+if EVENT_STREAMS_PER_ORGANIZATION < 1:
+    raise ImproperlyConfigured("EVENT_STREAMS_PER_ORGANIZATION must be at least 1")
+# A worker that died without closing its streams gives their places back after this.
+EVENT_STREAM_LEASE_SECONDS = float(os.environ.get("EVENT_STREAM_LEASE_SECONDS", "30"))
+if not 1 <= EVENT_STREAM_LEASE_SECONDS <= 60:
+    raise ImproperlyConfigured("EVENT_STREAM_LEASE_SECONDS must be between 1 and 60")
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "1.0"))
 # Publishing an event NOTIFYs the stream listeners (PostgreSQL); off: they find it by polling.
 SSE_NOTIFY = env_bool("SSE_NOTIFY", True)

