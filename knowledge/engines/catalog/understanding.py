@@ -204,16 +204,22 @@ def _ordinals(text: str) -> list[int]:
     return sorted(set(found), key=lambda n: (n == -1, n))
 
 
+# Readings kept per catalog, and their messages' characters together (a reading holds about
+# twice its message): a few megabytes per organization and worker at most.
 READINGS_KEPT = 5000
+READINGS_KEPT_CHARS = 1_000_000
 
 
 def understand(text: str, vocabulary: Vocabulary) -> Understanding:
     """What `text` asks, in this catalog's words (the same text always reads the same)."""
     reading = vocabulary.readings.get(text)
     if reading is None:
-        if len(vocabulary.readings) >= READINGS_KEPT:
+        full = len(vocabulary.readings) >= READINGS_KEPT
+        if full or vocabulary.readings_chars + len(text) > READINGS_KEPT_CHARS:
             vocabulary.readings.clear()
+            vocabulary.readings_chars = 0
         reading = vocabulary.readings[text] = _understand(text, vocabulary)
+        vocabulary.readings_chars += len(text)
     return reading
 
 
