@@ -318,9 +318,9 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     materials: list[str] = []
     genders: list[str] = []
     for phrases, values in ((vocabulary.colors, colors), (vocabulary.materials, materials)):
-        found = _find_phrases(work, phrases)
-        values.extend(value for _, value in found)
-        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in found])
+        phrase_matches = _find_phrases(work, phrases)
+        values.extend(value for _, value in phrase_matches)
+        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in phrase_matches])
     for word in work.split():
         if word in lx.COLORS:
             colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
