@@ -38,27 +38,33 @@ CATALOG = ROOT / "eval" / "catalogs" / "fashion-products.tsv"
 HOME = "https://fashion.example/"
 
 
-def unique_long_messages() -> Iterator[str]:
-    """4,000-character messages never sent before: none is in the readings cache."""
-    for number in itertools.count():
-        yield (f"{number} " + "a red dress under 50 for men " * 150)[:4000]
+def new_each_time(*messages: str) -> Callable[[], Iterator[str]]:
+    """The messages in turn, each made new by a number at its end (within 4,000 characters),
+    so the per-catalog cache of readings never answers for one: every one is read."""
+
+    def sent() -> Iterator[str]:
+        for number, message in enumerate(itertools.cycle(messages)):
+            tail = f" {number}"
+            yield message[: 4000 - len(tail)] + tail
+
+    return sent
 
 
 ATTACKS: dict[str, Callable[[], Iterator[str]]] = {
     "none (baseline)": lambda: iter(()),
-    '"1" * 4000': lambda: itertools.repeat("1" * 4000),
-    '"men " * 1000': lambda: itertools.repeat("men " * 1000),
-    '"1" + ",111" * 999': lambda: itertools.repeat("1" + ",111" * 999),
-    "new 4,000-char messages into one chat (history grows)": unique_long_messages,
-    "huge amounts": lambda: itertools.cycle(
-        [
-            "under " + "9" * 309,
-            "over " + "9" * 309,
-            "between 1 and " + "9" * 309,
-            "9" * 309 + " or more",
-            "under 1" + ",000" * 110,
-            "around " + "9" * 29,
-        ]
+    '"1" * 4000': new_each_time("1" * 4000),
+    '"men " * 1000': new_each_time("men " * 1000),
+    '"1" + ",111" * 999': new_each_time("1" + ",111" * 999),
+    "4,000-char sentences into one chat (its history grows)": new_each_time(
+        "a red dress under 50 for men " * 150
+    ),
+    "huge amounts (6 kinds)": new_each_time(
+        "under " + "9" * 309,
+        "over " + "9" * 309,
+        "between 1 and " + "9" * 309,
+        "9" * 309 + " or more",
+        "under 1" + ",000" * 110,
+        "around " + "9" * 29,
     ),
 }
 
