@@ -450,15 +450,16 @@ def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str
 
 def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
     """(catalog category, the shopper's word for it when it differs, remaining text)."""
-    # Each distinct word once: a repeated word reads the same every time.
-    words = list(dict.fromkeys(re.findall(r"\w+", work)))
-    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one.
-    genders = [w for w in words if w in lx.GENDER_WORDS]
-    # The gender said last is tried first.
+    said = re.findall(r"\w+", work)
+    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one;
+    # the gender said last is tried first.
+    genders = [w for w in said if w in lx.GENDER_WORDS]
     prefixes = dict.fromkeys(
         "mens" if lx.GENDER_WORDS[gender] == "male" else "womens" for gender in reversed(genders)
     )
-    for word in words:
+    genders = list(dict.fromkeys(genders))
+    # Each distinct word once: a repeated word reads the same every time.
+    for word in dict.fromkeys(said):
         targets = lx.CATEGORY_SYNONYMS.get(word, ()) + lx.CATEGORY_SYNONYMS.get(singular(word), ())
         candidates = [f"{prefix} {c}" for prefix in prefixes for c in (word, *targets)]
         candidates += [word, singular(word), *targets]
