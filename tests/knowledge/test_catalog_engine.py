@@ -71,6 +71,7 @@ def test_price_limits(text, minimum, maximum):
         "my budget is 1" + ",000" * 110,
         "around " + "9" * 29,
         "$" + "9" * 40,
+        "up to 1000000000k",
     ],
 )
 def test_amounts_of_more_than_12_digits_set_no_limit_and_are_not_searched(text):

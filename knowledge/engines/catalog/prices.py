@@ -4,15 +4,15 @@
 the limits and the text with those phrases blanked out, so they are not searched as words.
 
 A tokenizer, not one regular expression per phrase: the amounts are found in one pass, then
-each phrase is recognised by the few words next to an amount (a bounded window on each
-side). So the work grows with the length of the message, never with its square: a pattern
-like "an amount followed by max" searched from every position of a 4,000-digit run was
-quadratic, and froze a worker for two seconds.
+each phrase is recognised by the words right before an amount (found in one pass per kind of
+phrase) or right after it (a match where the amount ends). So the work grows with the length
+of the message, never with its square, as a pattern like "an amount followed by max" does
+when it is searched from every position of a run of digits.
 
 Only ASCII digits make an amount (`\\d` would take Arabic-Indic and other digits too), and an
-amount with more than `MAX_AMOUNT_DIGITS` digits before its decimals is no price: a phrase
-stating one ("under 999...9") is blanked but sets no limit, so no limit ever overflows a
-Decimal's precision or a float (which became infinity, and then invalid JSON).
+amount of more than `MAX_AMOUNT_DIGITS` digits before its decimals (a trillion or more,
+"1000000000k" too) is no price: a phrase stating one ("under 999...9") is blanked but sets no limit,
+so no limit ever overflows a Decimal's precision or a float (infinity, which JSON cannot hold).
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
-# The most digits an amount may have before its decimals: a trillion is more than any price.
+# The most digits an amount may have before its decimals: no price is a trillion.
 MAX_AMOUNT_DIGITS = 12
+_TOO_MUCH = Decimal(10) ** MAX_AMOUNT_DIGITS
 
 _CURRENCY_WORD = r"(?:usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|chf|francs?)"
 # Starts only where no word or decimal part precedes (one try per token, not per digit); the
@@ -100,9 +101,11 @@ def amount_value(text: str) -> Decimal | None:
 def _value(match: re.Match[str]) -> Decimal | None:
     digits = match["number"].replace(",", "")
     if len(digits.lstrip("0")) > MAX_AMOUNT_DIGITS:
-        return None
+        return None  # before any arithmetic: a 4,000-digit number is not even converted
     value = Decimal(digits + (f".{match['cents']}" if match["cents"] else ""))
-    return value * 1000 if match["k"] else value
+    if match["k"]:
+        value *= 1000
+    return value if value < _TOO_MUCH else None
 
 
 class _Reading:
