@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import uuid
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
 from chats.models import Event, EventStatus
 
 # The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
 EVENTS_CHANNEL = "chat_events"
+# The database is away: the events stay pending, for the caller to write when it is back.
+CONNECTION_ERRORS = (OperationalError, InterfaceError)
+
+logger = logging.getLogger(__name__)
 
 
 class EventPublisher:
@@ -53,10 +58,42 @@ class EventPublisher:
         return self.publish(EventStatus.COMPLETED, content=content, last=True)
 
     def failed(self, description: str) -> Event:
+        """Ends the reply with a `failed` event, whatever the events before it hold."""
         # A buffered reply whose end could not be written ends in `failed` instead, as an
         # unbuffered one does: the reply's unwritten `completed` is dropped, never sent.
         self.pending = [event for event in self.pending if not _is_reply_end(event)]
-        return self.publish(EventStatus.FAILED, content=description, last=True)
+        if self.pending and _is_failure_end(self.pending[-1]):
+            event = self.pending[-1]  # ended already; only its writing failed
+        else:
+            event = Event(
+                chat_id=self.chat_id,
+                status=EventStatus.FAILED,
+                content=description.replace("\x00", "\ufffd"),
+            )
+            self.pending.append(event)
+        self.flush_end()
+        return event
+
+    def flush_end(self) -> None:
+        """Writes the pending events of a failed reply, its `failed` event last, leaving out
+        any the database refuses (a number JSON cannot hold, a NUL character, a tool name too
+        long): such an event may be why the reply failed, and must not keep it from ending.
+        Raises only when the database is away (CONNECTION_ERRORS); the events stay pending."""
+        if not self.pending:
+            return
+        *before, end = self.pending
+        self.pending = [event for event in before if _storable(event)] + [end]
+        if len(self.pending) <= len(before):
+            logger.warning("events of chat %s left out: the database refuses them", self.chat_id)
+        try:
+            self.flush()
+        except CONNECTION_ERRORS:
+            raise
+        except (DatabaseError, TypeError, ValueError) as exc:
+            # Refused for another reason: the reply still ends, with its `failed` event alone.
+            logger.warning("events of chat %s refused: %s", self.chat_id, type(exc).__name__)
+            self.pending = [end]
+            self.flush()
 
     def publish(self, status: str, *, last: bool = False, **fields: Any) -> Event:
         event = Event(chat_id=self.chat_id, status=status, **fields)
@@ -74,6 +111,9 @@ class EventPublisher:
             for event, seq in zip(self.pending, seqs, strict=True):
                 event.seq = seq
         else:
+            # SQLite would store what PostgreSQL refuses: refused alike, so both behave the same.
+            if not all(_storable(event) for event in self.pending):
+                raise ValueError("an event holds what the database cannot store")
             with transaction.atomic():
                 for event in self.pending:
                     event.save(force_insert=True)
@@ -82,6 +122,22 @@ class EventPublisher:
 
 def _is_reply_end(event: Event) -> bool:
     return event.status == EventStatus.COMPLETED and not event.tool_name
+
+
+def _is_failure_end(event: Event) -> bool:
+    return event.status == EventStatus.FAILED and not event.tool_name
+
+
+def _storable(event: Event) -> bool:
+    """Whether PostgreSQL takes the event: JSON without NaN or infinities (not JSON at all),
+    no NUL character (text and jsonb cannot hold one), a tool name that fits its column."""
+    values = [event.content, event.tool_name, event.tool_args, event.tool_response]
+    try:
+        encoded = json.dumps(values, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    max_length = Event._meta.get_field("tool_name").max_length or 0
+    return "\\u0000" not in encoded and len(event.tool_name or "") <= max_length
 
 
 def _insert(events: list[Event], *, notify: bool) -> list[int]:
@@ -104,7 +160,10 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
     are visible to the listener it wakes, and never for rolled back rows.
     """
     fields = _fields()
-    rows = json.dumps([[_json_value(field, event) for field in fields] for event in events])
+    # No NaN or Infinity: json.dumps would write them, and PostgreSQL refuse the whole row set.
+    rows = json.dumps(
+        [[_json_value(field, event) for field in fields] for event in events], allow_nan=False
+    )
     own_transaction = not connection.in_atomic_block
     params = [rows, EVENTS_CHANNEL] if notify else [rows]
     with connection.cursor() as cursor:

@@ -33,9 +33,9 @@ from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from knowledge.engines import engine_for
 from knowledge.engines.base import (
-    Engine,
     EngineError,
     PastMessage,
+    Reply,
     ReplyRequest,
     answers_at_once,
 )
@@ -262,13 +262,8 @@ def assistant_reply(
     """
     publisher = EventPublisher(chat_id=chat.id)
     try:
-        chatbot = _chatbot_of(chat)
-        engine = engine_for(chatbot)
-        publisher.buffered = answers_at_once(engine)
         return reply_run(
             organization=organization,
-            chatbot=chatbot,
-            engine=engine,
             chat=chat,
             user_message=user_message,
             store=store,
@@ -298,7 +293,7 @@ def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
                 first_try = False
                 publisher.failed(ASSISTANT_FAILED)
             else:
-                publisher.flush()  # the failed event, and any before it, are still pending
+                publisher.flush_end()  # the failed event, and any before it, are still pending
             return
         except DATABASE_ERRORS:
             if time.monotonic() + delay >= deadline:
@@ -311,25 +306,33 @@ def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
 def reply_run(
     *,
     organization: Organization,
-    chatbot: Chatbot,
-    engine: Engine,
     chat: Chat,
     user_message: Message,
     store: Store | None,
     publisher: EventPublisher,
 ) -> Outcome:
-    """The engine's reply stored as the answer (201), or its failure ended with `failed` (503)."""
-    request = ReplyRequest(
-        organization=organization,
-        chatbot=chatbot,
-        chat=chat,
-        history=message_history(chat=chat, before=user_message),
-        message=user_message.content,
-        current_url=user_message.current_url,
-        store=store,
-    )
+    """The engine's reply stored as the answer (201), or its failure ended with `failed` (503).
+
+    Whatever fails on the way (the chatbot's engine, the reply it gives, storing it), except
+    the database going away, the reply's events end with `failed` and the caller gets an
+    outcome to settle the request's Idempotency-Key with.
+    """
     try:
+        chatbot = _chatbot_of(chat)
+        engine = engine_for(chatbot)
+        publisher.buffered = answers_at_once(engine)
+        request = ReplyRequest(
+            organization=organization,
+            chatbot=chatbot,
+            chat=chat,
+            history=message_history(chat=chat, before=user_message),
+            message=user_message.content,
+            current_url=user_message.current_url,
+            store=store,
+        )
         reply = engine.reply(request, publisher)
+        publisher.flush()  # an engine that ended without `completed`: still nothing is lost
+        answer = answer_store(chat=chat, user_message=user_message, reply=reply)
     except DATABASE_ERRORS:
         raise  # not the engine's failure: assistant_reply waits for the database
     except Exception as exc:
@@ -339,8 +342,11 @@ def reply_run(
         failed = str(exc) if isinstance(exc, EngineError) and str(exc) else ASSISTANT_FAILED
         publisher.failed(failed)
         return Outcome(status_code=503, body={"message": ASSISTANT_FAILED})
-    publisher.flush()  # an engine that ended without `completed`: still nothing is lost
+    return Outcome(status_code=201, body=dict(MessageOutput(answer).data))
 
+
+def answer_store(*, chat: Chat, user_message: Message, reply: Reply) -> Message:
+    """Stores the engine's reply as the user message's answer."""
     answer = Message.objects.create(
         chat=chat,
         type=MessageType.ANSWER,
@@ -351,4 +357,4 @@ def reply_run(
         store_code=user_message.store_code,
     )
     history_changed(chat.pk)
-    return Outcome(status_code=201, body=dict(MessageOutput(answer).data))
+    return answer

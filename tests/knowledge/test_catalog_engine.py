@@ -61,6 +61,33 @@ def test_price_limits(text, minimum, maximum):
     assert not any(ch.isdigit() for ch in rest)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "under 9999999999999",
+        "under " + "9" * 309,
+        "9" * 309 + " or more",
+        "between 1 and " + "9" * 309,
+        "my budget is 1" + ",000" * 110,
+        "around " + "9" * 29,
+        "$" + "9" * 40,
+        "up to 1000000000k",
+    ],
+)
+def test_amounts_of_more_than_12_digits_set_no_limit_and_are_not_searched(text):
+    limits, rest = price_limits(f" {text} ")
+
+    assert not limits.any()
+    assert not any(ch.isdigit() for ch in rest)
+
+
+def test_only_ascii_digits_make_an_amount():
+    limits, rest = price_limits(" under \u0665\u0660 ")  # Arabic-Indic 50
+
+    assert not limits.any() and "\u0665\u0660" in rest
+    assert price_limits(" under 999999999999 ")[0].max_price == Decimal("999999999999")
+
+
 def test_numbers_that_are_not_prices_stay_words():
     u = understand("iPhone 13 cases", VOCABULARY)
 

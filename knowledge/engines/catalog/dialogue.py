@@ -3,10 +3,17 @@
 The state is rebuilt from the stored history on every message (no hidden session): each past
 user message is read again with `understand`, and the products of the reply that followed
 give "the second one", "cheaper ones" and "show more" their meaning.
+
+Only the recent conversation is read: the last `HISTORY_TURNS` user messages, and of those only
+as many as fit in `HISTORY_CHARS` characters (newest first). Readings are cached per catalog
+(understanding.py), but an import empties that cache, and then every message of a long chat
+would be read again; with the window, one message costs at most reading its own text and
+HISTORY_CHARS of history, whatever the chat holds.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -22,6 +29,8 @@ from knowledge.engines.catalog.understanding import (
 )
 from knowledge.engines.catalog.vocabulary import Vocabulary
 
+logger = logging.getLogger(__name__)
+
 SMALLTALK = "smalltalk"
 OUT_OF_SCOPE = "out_of_scope"
 COMPARE = "compare"
@@ -35,6 +44,11 @@ CLARIFY = "clarify"  # a question about "it" when nothing is in view
 SHOP_POLICY = "shop_policy"  # delivery, returns, payment: not the catalog's
 GIFT = "gift"  # gift ideas, with no product named
 UNKNOWN = "unknown"
+
+# The part of the history the state is rebuilt from (module docstring): more turns than a
+# search is refined over, and two full-length messages' worth of text.
+HISTORY_TURNS = 12
+HISTORY_CHARS = 8_000
 
 PRODUCT_QUESTIONS = frozenset(
     {"availability", "price", "sizes", "colors", "material", "brand", "category", "details"}
@@ -205,7 +219,7 @@ def _same_page(url: str, products: list[dict[str, Any]]) -> bool:
 def conversation_state(history: Sequence[Any], vocabulary: Vocabulary) -> ConversationState:
     """The state after the stored history (user messages and the replies to them)."""
     state = ConversationState()
-    messages = list(history)
+    messages = recent_turns(list(history))
     for index, message in enumerate(messages):
         if message.type != "user":
             continue
@@ -213,12 +227,33 @@ def conversation_state(history: Sequence[Any], vocabulary: Vocabulary) -> Conver
         products = (
             list(answer.products or []) if answer is not None and answer.type == "answer" else []
         )
-        u = understand(message.content, vocabulary)
+        try:
+            u = understand(message.content, vocabulary)
+        except Exception:
+            # A message that could not be read failed its own reply; it must not fail every
+            # later one of the chat too: it is left out of the state.
+            logger.exception("an earlier message of the chat could not be read")
+            continue
         kind = classify(u, state, on_pdp=_same_page(message.current_url, products))
         if kind == NAMED and len(products) != 1:
             kind = SEARCH  # the name was not found: the reply was a search
         state_advance(state, u, kind, products)
     return state
+
+
+def recent_turns(messages: list[Any]) -> list[Any]:
+    """The end of the history that holds its last HISTORY_TURNS user messages, as long as
+    their texts fit in HISTORY_CHARS (an older message that does not fit ends the window)."""
+    start, turns, chars = len(messages), 0, 0
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.type == "user":
+            chars += len(message.content)
+            if turns == HISTORY_TURNS or chars > HISTORY_CHARS:
+                break
+            turns += 1
+        start = index
+    return messages[start:]
 
 
 def state_advance(

@@ -44,6 +44,9 @@ from knowledge.search import product_search
 from knowledge.search.text import fold, words
 
 _COMPARE_SPLIT = re.compile(r"\b(?:and|vs|versus|with|to|or|against)\b|,")
+# Names looked up in one comparison: each is a catalog search, and four products are compared
+# at most, so "compare a and b and c and ..." costs a few searches, not one per name.
+_COMPARE_LOOKUPS = 4
 _COMPARE_LEAD = re.compile(
     r"^.*?\b(?:compare|comparison of|difference between|differences between|better)\b"
 )
@@ -335,8 +338,9 @@ class Turn:
             if base is not None and base not in products:
                 products.insert(0, base)
         tail = _COMPARE_LEAD.sub("", self.u.normalized)
+        looked_up = 0
         for part in _COMPARE_SPLIT.split(tail):
-            if len(products) >= 4:
+            if len(products) >= 4 or looked_up >= _COMPARE_LOOKUPS:
                 break
             meaningful = [
                 w
@@ -360,6 +364,7 @@ class Turn:
             ]
             if not meaningful:
                 continue
+            looked_up += 1
             found = self.named(part, exclude=tuple(p.pk for p in products))
             if found is not None:
                 products.append(found)

@@ -2,60 +2,75 @@
 
 `price_limits(text)` finds them in normalized text (see `vocabulary.normalize`) and returns
 the limits and the text with those phrases blanked out, so they are not searched as words.
+
+A tokenizer, not one regular expression per phrase: the amounts are found in one pass, then
+each phrase is recognised by the words right before an amount (found in one pass per kind of
+phrase) or right after it (a match where the amount ends). So the work grows with the length
+of the message, never with its square, as a pattern like "an amount followed by max" does
+when it is searched from every position of a run of digits.
+
+Only ASCII digits make an amount (`\\d` would take Arabic-Indic and other digits too), and an
+amount of more than `MAX_AMOUNT_DIGITS` digits before its decimals (a trillion or more,
+"1000000000k" too) is no price: a phrase stating one ("under 999...9") is blanked but sets no limit,
+so no limit ever overflows a Decimal's precision or a float (infinity, which JSON cannot hold).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+
+# The most digits an amount may have before its decimals: no price is a trillion.
+MAX_AMOUNT_DIGITS = 12
+_TOO_MUCH = Decimal(10) ** MAX_AMOUNT_DIGITS
 
 _CURRENCY_WORD = r"(?:usd|eur|euros?|dollars?|bucks|gbp|pounds?|quid|chf|francs?)"
-AMOUNT = (
-    r"(?:[$€£]\s?)?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d{1,2})?(?:\s?k\b)?"
-    rf"(?:\s?{_CURRENCY_WORD}\b|\s?[$€£])?"
+# Starts only where no word or decimal part precedes (one try per token, not per digit); the
+# number is greedy and everything after it optional, so a match never backtracks into it. A
+# currency sign before the next number is that number's ("7 $30" is 7, then $30).
+_AMOUNT = re.compile(
+    r"(?<![\w.])(?P<before>[$€£]\s?)?"
+    r"(?P<number>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.(?P<cents>[0-9]{1,2}))?"
+    r"(?P<k>\s?k\b)?"
+    rf"(?P<after>\s?{_CURRENCY_WORD}\b|\s?[$€£](?!\s?[0-9]))?"
 )
-_A = f"({AMOUNT})"
-_HAS_CURRENCY = re.compile(rf"[$€£]|\b{_CURRENCY_WORD}\b")
 
-_BETWEEN = [
-    re.compile(rf"\bbetween\s+{_A}\s+(?:and|to|-)\s+{_A}"),
-    re.compile(rf"\bfrom\s+{_A}\s+(?:to|-|up to|till|until)\s+{_A}"),
-    re.compile(rf"(?<![\w.]){_A}\s?(?:-|\u2013|to)\s?{_A}"),
-]
-_AROUND = [
-    re.compile(
-        rf"\b(?:around|about|approximately|approx\.?|roughly|close to|near|circa|more or less)\s+"
-        rf"(?:the\s+)?{_A}"
-    ),
-    re.compile(rf"~\s?{_A}"),
-    re.compile(rf"\bin the\s+{_A}\s+range\b"),
-    re.compile(rf"\b{_A}\s?(?:ish|or so)\b"),
-]
-_MAX = [
-    re.compile(
-        r"\b(?:budget|spend|spending|limit)\s*(?:is|of|would be|will be|=|:|is about|"
-        rf"is around|up to|at most|max)?\s*{_A}"
-    ),
-    re.compile(
-        r"\b(?:under|below|less than|lower than|cheaper than|no more than|not more than|"
-        r"not over|up to|upto|max(?:imum)?|at most|within|no higher than|for less than|"
-        r"not above|beneath|i have|i've got|i can spend|i can afford|afford|no pricier than|"
-        rf"under a|below a|less then)\s+{_A}"
-    ),
-    re.compile(rf"(?:<=?|≤)\s?{_A}"),
-    re.compile(rf"{_A}\s?(?:max|maximum|or less|or under|or below|tops|at most|or cheaper)\b"),
-]
-_MIN = [
-    re.compile(
-        r"\b(?:over|above|more than|at least|min(?:imum)?|starting at|starting from|from|"
-        rf"higher than|greater than|upwards of|no less than|not less than)\s+{_A}"
-    ),
-    re.compile(rf"(?:>=?|≥)\s?{_A}"),
-    re.compile(rf"{_A}\s?(?:\+|or more|and up|and above|or above|minimum|plus)(?!\w)"),
-]
-# A bare amount with a currency ("headphones $100") reads as a budget.
-_BARE = re.compile(rf"(?<![\w.]){_A}")
+# Words before an amount: each ends where an amount starts (a currency sign or a digit).
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s++(?=[$€£0-9])")
+_FROM_BEFORE = re.compile(r"\bfrom\s++(?=[$€£0-9])")
+_AROUND_BEFORE = re.compile(
+    r"\b(?:around|about|approximately|approx\.?|roughly|close to|near|circa|more or less)\s++"
+    r"(?:the\s++)?(?=[$€£0-9])"
+)
+_TILDE_BEFORE = re.compile(r"~\s?(?=[$€£0-9])")
+_IN_THE_BEFORE = re.compile(r"\bin the\s++(?=[$€£0-9])")
+_BUDGET_BEFORE = re.compile(
+    r"\b(?:budget|spend|spending|limit)\s*+(?:is|of|would be|will be|=|:|is about|"
+    r"is around|up to|at most|max)?\s*+(?=[$€£0-9])"
+)
+_UNDER_BEFORE = re.compile(
+    r"\b(?:under|below|less than|lower than|cheaper than|no more than|not more than|"
+    r"not over|up to|upto|max(?:imum)?|at most|within|no higher than|for less than|"
+    r"not above|beneath|i have|i've got|i can spend|i can afford|afford|no pricier than|"
+    r"under a|below a|less then)\s++(?=[$€£0-9])"
+)
+_AT_MOST_BEFORE = re.compile(r"(?:<=?|≤)\s?(?=[$€£0-9])")
+_OVER_BEFORE = re.compile(
+    r"\b(?:over|above|more than|at least|min(?:imum)?|starting at|starting from|from|"
+    r"higher than|greater than|upwards of|no less than|not less than)\s++(?=[$€£0-9])"
+)
+_AT_LEAST_BEFORE = re.compile(r"(?:>=?|≥)\s?(?=[$€£0-9])")
+# Words right after an amount.
+_RANGE_AFTER = re.compile(r"\s++range\b")
+_AROUND_AFTER = re.compile(r"\s?(?:ish|or so)\b")
+_MAX_AFTER = re.compile(r"\s?(?:max|maximum|or less|or under|or below|tops|at most|or cheaper)\b")
+_MIN_AFTER = re.compile(r"\s?(?:\+|or more|and up|and above|or above|minimum|plus)(?!\w)")
+# Between two amounts of a range.
+_BETWEEN_AND = re.compile(r"\s++(?:and|to|-)\s++")
+_FROM_TO = re.compile(r"\s++(?:to|-|up to|till|until)\s++")
+_DASH = re.compile(r"\s?(?:-|\u2013|to)\s?")
 
 
 @dataclass
@@ -68,61 +83,154 @@ class PriceLimits:
         return self.min_price is not None or self.max_price is not None or self.around is not None
 
 
+@dataclass
+class _Amount:
+    start: int
+    end: int
+    value: Decimal | None  # None: more digits than any price has
+    currency: bool  # a currency symbol or word is part of it ("$80", "30 euros")
+    taken: bool = False
+
+
 def amount_value(text: str) -> Decimal | None:
-    """ "$1,500" -> 1500; "1.5k" -> 1500; "30 euros" -> 30."""
-    match = re.search(r"(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?(\s?k\b)?", text)
-    if match is None:
-        return None
-    try:
-        value = Decimal(match.group(1).replace(",", "") + (match.group(2) or ""))
-    except InvalidOperation:
-        return None
-    if match.group(3):
+    """ "$1,500" -> 1500; "1.5k" -> 1500; "30 euros" -> 30; None when no price is stated."""
+    match = _AMOUNT.search(text)
+    return _value(match) if match is not None else None
+
+
+def _value(match: re.Match[str]) -> Decimal | None:
+    digits = match["number"].replace(",", "")
+    if len(digits.lstrip("0")) > MAX_AMOUNT_DIGITS:
+        return None  # before any arithmetic: a 4,000-digit number is not even converted
+    value = Decimal(digits + (f".{match['cents']}" if match["cents"] else ""))
+    if match["k"]:
         value *= 1000
-    return value
+    return value if value < _TOO_MUCH else None
 
 
-def _blank(text: str, match: re.Match) -> str:
-    return text[: match.start()] + " " * (match.end() - match.start()) + text[match.end() :]
+class _Reading:
+    """The message's amounts and the text they are in, blanked as phrases are taken.
+
+    Each kind of phrase reads the text as the kinds before it left it; words before an amount
+    are found in one pass over that text, words after it by a match at the amount's end.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.chars = list(text)
+        self.text = text
+        self.amounts = [
+            _Amount(m.start(), m.end(), _value(m), bool(m["before"] or m["after"]))
+            for m in _AMOUNT.finditer(text)
+        ]
+
+    def kind_starts(self) -> None:
+        self.text = "".join(self.chars)
+
+    def starts_before(self, pattern: re.Pattern[str] | None) -> dict[int, int]:
+        """Where the words `pattern` finds end just before an amount, to where they start."""
+        if pattern is None:
+            return {amount.start: amount.start for amount in self.amounts}
+        return {match.end(): match.start() for match in pattern.finditer(self.text)}
+
+    def end_after(self, amount: _Amount, pattern: re.Pattern[str] | None) -> int | None:
+        """Where the words `pattern` finds right after the amount end, or None."""
+        if pattern is None:
+            return amount.end
+        match = pattern.match(self.text, amount.end)
+        return None if match is None else match.end()
+
+    def joined(self, first: _Amount, second: _Amount, pattern: re.Pattern[str]) -> bool:
+        """Whether the text from one amount to the next is all `pattern` ("and", "to")."""
+        return pattern.fullmatch(self.text, first.end, second.start) is not None
+
+    def take(self, start: int, end: int, *amounts: _Amount) -> None:
+        self.chars[start:end] = " " * (end - start)
+        for amount in amounts:
+            amount.taken = True
+
+    def free(self) -> list[_Amount]:
+        return [amount for amount in self.amounts if not amount.taken]
 
 
 def price_limits(text: str) -> tuple[PriceLimits, str]:
-    """The price limits the text states, and the text without them."""
+    """The price limits the text states, and the text without them.
+
+    Kinds of phrase are read in a fixed order (ranges, "around", maxima, minima, then a bare
+    amount with a currency); each takes its amounts, so a later kind never reads them again,
+    and within a kind the last phrase of the message wins.
+    """
     limits = PriceLimits()
-    for pattern in _BETWEEN:
-        for match in pattern.finditer(text):
-            low, high = amount_value(match.group(1)), amount_value(match.group(2))
-            bare = pattern is _BETWEEN[2]
-            if low is None or high is None or (bare and not _HAS_CURRENCY.search(match.group(0))):
+    reading = _Reading(text)
+
+    def ranges(before: re.Pattern[str] | None, middle: re.Pattern[str]) -> None:
+        reading.kind_starts()
+        starts = reading.starts_before(before)
+        for low, high in zip(reading.amounts, reading.amounts[1:], strict=False):
+            start = starts.get(low.start)
+            if low.taken or high.taken or start is None or not reading.joined(low, high, middle):
                 continue
-            limits.min_price, limits.max_price = min(low, high), max(low, high)
-            text = _blank(text, match)
-    for pattern in _AROUND:
-        for match in pattern.finditer(text):
-            value = amount_value(match.group(1))
-            if value is not None and value > 0:
-                limits.around = value
-                text = _blank(text, match)
-    for pattern in _MAX:
-        for match in pattern.finditer(text):
-            value = amount_value(match.group(1))
-            if value is not None:
-                limits.max_price = value
-                text = _blank(text, match)
-    for pattern in _MIN:
-        for match in pattern.finditer(text):
-            value = amount_value(match.group(1))
-            if value is not None:
-                limits.min_price = value
-                text = _blank(text, match)
-    for match in _BARE.finditer(text):
-        if _HAS_CURRENCY.search(match.group(0)) and limits.max_price is None:
-            value = amount_value(match.group(1))
-            if value is not None and value > 0:
-                limits.max_price = value
-                text = _blank(text, match)
+            if before is None and not (low.currency or high.currency):
+                continue  # "2-3" is a quantity, "$20-30" a price range
+            reading.take(start, high.end, low, high)
+            if low.value is not None and high.value is not None:
+                limits.min_price = min(low.value, high.value)
+                limits.max_price = max(low.value, high.value)
+
+    def single(
+        before: re.Pattern[str] | None,
+        after: re.Pattern[str] | None,
+        found: Callable[[Decimal], bool],
+    ) -> None:
+        reading.kind_starts()
+        starts = reading.starts_before(before)
+        for amount in reading.free():
+            start = starts.get(amount.start)
+            end = reading.end_after(amount, after)
+            if start is None or end is None:
+                continue
+            # An amount out of range is no limit, but its phrase is not searched either.
+            if amount.value is None or found(amount.value):
+                reading.take(start, end, amount)
+
+    def around(value: Decimal) -> bool:
+        if value > 0:
+            limits.around = value
+        return value > 0
+
+    def at_most(value: Decimal) -> bool:
+        limits.max_price = value
+        return True
+
+    def at_least(value: Decimal) -> bool:
+        limits.min_price = value
+        return True
+
+    ranges(_BETWEEN_BEFORE, _BETWEEN_AND)
+    ranges(_FROM_BEFORE, _FROM_TO)
+    ranges(None, _DASH)
+    single(_AROUND_BEFORE, None, around)
+    single(_TILDE_BEFORE, None, around)
+    single(_IN_THE_BEFORE, _RANGE_AFTER, around)
+    single(None, _AROUND_AFTER, around)
+    single(_BUDGET_BEFORE, None, at_most)
+    single(_UNDER_BEFORE, None, at_most)
+    single(_AT_MOST_BEFORE, None, at_most)
+    single(None, _MAX_AFTER, at_most)
+    single(_OVER_BEFORE, None, at_least)
+    single(_AT_LEAST_BEFORE, None, at_least)
+    single(None, _MIN_AFTER, at_least)
+    # A bare amount with a currency ("headphones $100") reads as a budget.
+    for amount in reading.free():
+        if not amount.currency or limits.max_price is not None:
+            continue
+        if amount.value is None:
+            reading.take(amount.start, amount.end, amount)  # out of range: no limit
+        elif amount.value > 0:
+            limits.max_price = amount.value
+            reading.take(amount.start, amount.end, amount)
     if limits.around is not None and limits.min_price is None and limits.max_price is None:
         # "around 50": within a fifth either way, closest first (see search step).
         limits.min_price = (limits.around * Decimal("0.8")).quantize(Decimal("0.01"))
         limits.max_price = (limits.around * Decimal("1.2")).quantize(Decimal("0.01"))
-    return limits, text
+    reading.kind_starts()
+    return limits, reading.text

@@ -2,6 +2,11 @@
 
 `understand(text, vocabulary)` is pure (no database): the same message always reads the same
 way, which is what lets the conversation state be rebuilt from the stored history.
+
+Its work grows linearly with the message: each pattern is one pass over the text (a phrase
+found is blanked together with the others of its pass, never by copying the text once per
+occurrence), no pattern can backtrack over a run of the text more than once, and repeated
+words are handled once ("men men men...").
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ _FOLLOWUP_START = re.compile(
     r"^(what about|how about|and|also|any|anything in|same in|same but|but|ok|okay|now|then|"
     r"maybe|only|just|what if|do you have (them|those|it|these)|in)\b"
 )
+# More characters than the longest phrase of _EXCLUDE_BEFORE with its article.
+_EXCLUDE_WINDOW = 40
 _SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
-_NUMERIC_SIZE = r"\b(?:in|come in|comes in|have (?:it|them) in)\s+(\d{1,2}(?:\.5)?)\b"
+_NUMERIC_SIZE = r"\b(?:in|come in|comes in|have (?:it|them) in)\s++([0-9]{1,2}(?:\.5)?)\b"
 _QUESTION_START = re.compile(
     r"^(is|are|does|do|did|can|could|will|would|have|has|what|which|how|who|where|when|why)\b"
 )
@@ -37,6 +44,7 @@ _FILTERING = re.compile(
     r"those that|the ones?|show (me )?(only|just))\b"
 )
 _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -125,20 +133,40 @@ def singular(word: str) -> str:
 def _find_phrases(text: str, phrases: dict[str, str]) -> list[tuple[re.Match, str]]:
     """Matches of the longest phrases first, as (match, catalog value); spans do not overlap."""
     found: list[tuple[re.Match, str]] = []
-    taken: list[tuple[int, int]] = []
+    taken = bytearray(len(text))  # 1 where a longer phrase was found already
     for key in sorted(phrases, key=len, reverse=True):
         if not key or key not in text:
             continue
         for match in re.finditer(rf"(?<![\w]){re.escape(key)}(?![\w])", text):
-            if any(start < match.end() and match.start() < end for start, end in taken):
+            if 1 in taken[match.start() : match.end()]:
                 continue
-            taken.append((match.start(), match.end()))
+            taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
             found.append((match, phrases[key]))
     return found
 
 
 def _blank_span(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """The text with every (start, end) span blanked, in one pass whatever their number."""
+    if not spans:
+        return text
+    chars = list(text)
+    for start, end in spans:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def _excluded_before(work: str, start: int) -> int | None:
+    """Where "not", "except"... start when they end just before `start`, else None."""
+    end = start
+    while end > 0 and work[end - 1] == " ":
+        end -= 1
+    # The phrase is a few words: a bounded window, not the whole text before every brand.
+    match = _EXCLUDE_BEFORE.search(work, max(0, end - _EXCLUDE_WINDOW), end)
+    return None if match is None else match.start()
 
 
 def _smalltalk(text: str) -> str:
@@ -176,16 +204,22 @@ def _ordinals(text: str) -> list[int]:
     return sorted(set(found), key=lambda n: (n == -1, n))
 
 
+# Readings kept per catalog, and their messages' characters together (a reading holds about
+# twice its message): a few megabytes per organization and worker at most.
 READINGS_KEPT = 5000
+READINGS_KEPT_CHARS = 1_000_000
 
 
 def understand(text: str, vocabulary: Vocabulary) -> Understanding:
     """What `text` asks, in this catalog's words (the same text always reads the same)."""
     reading = vocabulary.readings.get(text)
     if reading is None:
-        if len(vocabulary.readings) >= READINGS_KEPT:
+        full = len(vocabulary.readings) >= READINGS_KEPT
+        if full or vocabulary.readings_chars + len(text) > READINGS_KEPT_CHARS:
             vocabulary.readings.clear()
+            vocabulary.readings_chars = 0
         reading = vocabulary.readings[text] = _understand(text, vocabulary)
+        vocabulary.readings_chars += len(text)
     return reading
 
 
@@ -236,28 +270,31 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     brands: list[str] = []
     exclude_brands: list[str] = []
     name_words: list[str] = []
+    brand_spans: list[tuple[int, int]] = []
     for match, brand in _find_phrases(work, vocabulary.brands):
-        before = _EXCLUDE_BEFORE.search(work[: match.start()].rstrip())
+        before = _excluded_before(work, match.start())
         if before is not None:
             exclude_brands.append(brand)
-            work = _blank_span(work, before.start(), match.end())
+            brand_spans.append((before, match.end()))
         else:
             brands.append(brand)
             name_words.extend(match.group(0).split())
-            work = _blank_span(work, match.start(), match.end())
+            brand_spans.append((match.start(), match.end()))
+    work = _blank_spans(work, brand_spans)
 
     store_code = ""
     if vocabulary.stores and (
         "availability" in asks or re.search(r"\b(store|shop|branch)\b", work)
     ):
-        for match, code in _find_phrases(work, vocabulary.stores):
-            store_code = store_code or code
-            work = _blank_span(work, match.start(), match.end())
+        found_stores = _find_phrases(work, vocabulary.stores)
+        if found_stores:
+            store_code = found_stores[0][1]
+        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in found_stores])
 
     sizes: list[str] = []
     asked_size = ""
     size_patterns = [
-        r"\bsize\s+([a-z0-9.]{1,5})\b",
+        r"\bsize\s++([a-z0-9.]{1,5})\b",
         r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
         r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b",
         r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
@@ -265,6 +302,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         _NUMERIC_SIZE,
     ]
     for size_pattern in size_patterns:
+        size_spans: list[tuple[int, int]] = []
         for match in re.finditer(size_pattern, work):
             raw = match.group(1).strip()
             if size_pattern is _NUMERIC_SIZE and raw not in vocabulary.sizes:
@@ -273,24 +311,22 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             catalog_value = vocabulary.sizes.get(value.lower(), value)
             sizes.append(catalog_value)
             asked_size = asked_size or catalog_value
-            work = _blank_span(work, match.start(1), match.end(1))
+            size_spans.append((match.start(1), match.end(1)))
+        work = _blank_spans(work, size_spans)
 
     colors: list[str] = []
     materials: list[str] = []
     genders: list[str] = []
-    for match, value in _find_phrases(work, vocabulary.colors):
-        colors.append(value)
-        work = _blank_span(work, match.start(), match.end())
-    for match, value in _find_phrases(work, vocabulary.materials):
-        materials.append(value)
-        work = _blank_span(work, match.start(), match.end())
+    for phrases, values in ((vocabulary.colors, colors), (vocabulary.materials, materials)):
+        phrase_matches = _find_phrases(work, phrases)
+        values.extend(value for _, value in phrase_matches)
+        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in phrase_matches])
     for word in work.split():
         if word in lx.COLORS:
             colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
         elif word in lx.MATERIALS:
             materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
-    for value in colors + materials:
-        work = re.sub(rf"(?<!\w){re.escape(value.lower())}(?!\w)", " ", work)
+    work = _words_removed(work, {value.lower() for value in colors + materials})
 
     topic = ""
     for name, (pattern, _) in lx.TOPICS.items():
@@ -330,10 +366,12 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         break
     if not category:
         category, label, work = _category_from_synonyms(work, vocabulary)
-    for word in re.findall(r"\w+", work):
-        if word in lx.GENDER_WORDS and vocabulary.genders:
+    if vocabulary.genders:
+        gender_words = [word for word in re.findall(r"\w+", work) if word in lx.GENDER_WORDS]
+        for word in gender_words:
             gender = lx.GENDER_WORDS[word]
             genders.append(vocabulary.genders.get(gender, gender))
+        for word in dict.fromkeys(gender_words):
             work = re.sub(rf"\b{word}\b", " ", work)
 
     pronoun = bool(lx.PRONOUNS.search(normalized))
@@ -412,15 +450,19 @@ def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str
 
 def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
     """(catalog category, the shopper's word for it when it differs, remaining text)."""
-    words = re.findall(r"\w+", work)
-    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one.
-    genders = [w for w in words if w in lx.GENDER_WORDS]
-    for word in words:
+    said = re.findall(r"\w+", work)
+    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one;
+    # the gender said last is tried first.
+    genders = [w for w in said if w in lx.GENDER_WORDS]
+    prefixes = dict.fromkeys(
+        "mens" if lx.GENDER_WORDS[gender] == "male" else "womens" for gender in reversed(genders)
+    )
+    genders = list(dict.fromkeys(genders))
+    # Each distinct word once: a repeated word reads the same every time.
+    for word in dict.fromkeys(said):
         targets = lx.CATEGORY_SYNONYMS.get(word, ()) + lx.CATEGORY_SYNONYMS.get(singular(word), ())
-        candidates = [word, singular(word), *targets]
-        for gender in genders:
-            prefix = "mens" if lx.GENDER_WORDS[gender] == "male" else "womens"
-            candidates = [f"{prefix} {c}" for c in (word, *targets)] + candidates
+        candidates = [f"{prefix} {c}" for prefix in prefixes for c in (word, *targets)]
+        candidates += [word, singular(word), *targets]
         for candidate in candidates:
             if candidate in vocabulary.categories:
                 work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
@@ -431,6 +473,16 @@ def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str
                 own_word = candidate in (word, singular(word)) or word in category.lower()
                 return category, "" if own_word else word, work
     return "", "", work
+
+
+def _words_removed(text: str, removed: set[str]) -> str:
+    """The text with each whole word (or phrase) in `removed` blanked out, in one pass."""
+    single = {value for value in removed if _WORD.fullmatch(value)}
+    if single:
+        text = _WORD.sub(lambda m: " " if m.group(0) in single else m.group(0), text)
+    for value in removed - single:  # a catalog value of several words, found by phrase above
+        text = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", text)
+    return text
 
 
 def _terms(work: str) -> list[str]:

@@ -46,6 +46,7 @@ class Vocabulary:
     # Readings of messages with these words (understanding.py): the history is read again on
     # every message, so each past message is understood once per vocabulary's lifetime.
     readings: dict[str, Any] = field(default_factory=dict, repr=False)
+    readings_chars: int = field(default=0, repr=False)  # the readings' messages, together
     # What each query word the catalog lacks became (knowledge.search.product_search): typos
     # and unknown words are looked up once per vocabulary's lifetime, not on every search.
     spellings: dict[str, list[str]] = field(default_factory=dict, repr=False)

@@ -10,7 +10,6 @@ therefore always concatenate to exactly the reply's final `content` (docs/api.md
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,11 +103,13 @@ class AnswerSplitter:
 def structured_parse(raw: str) -> Structured | None:
     """Reads `{"products": [gtin, ...], "suggestions": [text, ...]}` from a block's text."""
     body = raw.split("```", 1)[0]
-    match = re.search(r"\{.*\}", body, re.DOTALL)
-    if match is None:
+    # From the first "{" to the last "}": what a search for `\{.*\}` finds, without its
+    # quadratic retries on a text of many "{" and no "}".
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end < start:
         return None
     try:
-        data = json.loads(match.group(0))
+        data = json.loads(body[start : end + 1])
     except ValueError:
         return None
     if not isinstance(data, dict):
