@@ -103,7 +103,9 @@ def _grams(value: float) -> str:
 def description(food: dict[str, Any]) -> str:
     per = "100 ml" if food["type"] == "liquid" else "100 g"
     facts = [f"{food['kcal_per_100g']:g} kcal"]
-    facts += [f"{label} {_grams(food[key])}" for key, label in NUTRIENTS if food.get(key) is not None]
+    facts += [
+        f"{label} {_grams(food[key])}" for key, label in NUTRIENTS if food.get(key) is not None
+    ]
     text = f"{food['name']['fr']}. Valeurs nutritionnelles pour {per} : {', '.join(facts)}."
     if food.get("alcohol_g"):
         text += f" Contient de l'alcool ({_grams(food['alcohol_g'])} pour {per})."
