@@ -7,13 +7,18 @@ Three kinds of finding, counted separately by the runner:
   in its `search_products` tool response;
 - an *ungrounded fact*: a price or stock figure in the text, or a product snapshot value,
   that the catalog (or the shopper's own words) does not back.
+
+`reply_language` tells which language a reply is written in (for the `language` label).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from typing import Any
+
+from lingua import Language, LanguageDetector, LanguageDetectorBuilder
 
 from knowledge.models import Product, StoreInventory
 from knowledge.search.text import fold
@@ -21,10 +26,39 @@ from knowledge.search.text import fold
 MONEY = re.compile(r"(?:([$€£])\s?(\d[\d,]*(?:\.\d{1,2})?))|(\d[\d,]*\.\d{2})\s?(USD|EUR|GBP|CHF)")
 STOCK = re.compile(r"\((\d+) available[;)]|Only (\d+) left")
 NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# The shopper languages the assistant serves, as ISO 639-1 codes.
+LANGUAGES = {
+    Language.ENGLISH: "en",
+    Language.FRENCH: "fr",
+    Language.GERMAN: "de",
+    Language.SPANISH: "es",
+    Language.ITALIAN: "it",
+}
+WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def _decimal(text: str) -> Decimal:
     return Decimal(text.replace(",", ""))
+
+
+@functools.cache
+def _detector() -> LanguageDetector:
+    return LanguageDetectorBuilder.from_languages(*LANGUAGES).build()
+
+
+def reply_language(content: str, titles: list[str]) -> str | None:
+    """The language a reply is written in, or None when its own words are too few to tell.
+
+    Product titles are the catalog's words, not the reply's (an English catalog's titles in a
+    French sentence), so they are left out, as are prices and numbers.
+    """
+    for title in sorted(titles, key=len, reverse=True):
+        content = content.replace(title, " ")
+    words = WORD.findall(content)
+    if len(words) < 3:
+        return None
+    language = _detector().detect_language_of(" ".join(words))
+    return LANGUAGES.get(language) if language is not None else None
 
 
 def catalog_products(organization, body: dict[str, Any]) -> list[Product]:
@@ -96,9 +130,10 @@ def _stock(product: Product, store_code: str) -> tuple[str, int | None]:
 
 
 def _matches_text(product: Product, words: list[str], attribute: str) -> bool:
-    value = fold(getattr(product, attribute) or "")
+    # A feed names several colours or materials of one item as "Black/White" (Merchant Center).
+    values = {v.strip() for v in fold(getattr(product, attribute) or "").split("/")}
     text = fold(f"{product.title} {product.description}")
-    return any(fold(w) == value or re.search(rf"\b{re.escape(fold(w))}", text) for w in words)
+    return any(fold(w) in values or re.search(rf"\b{re.escape(fold(w))}", text) for w in words)
 
 
 def constraint_violations(

@@ -164,16 +164,16 @@ def write(path: Path, rows: list[dict[str, str]], columns: list[str]) -> None:
         writer.writerows(rows)
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str], out: Path = HERE) -> None:
     source = Path(argv[0]) if argv else EXTRACT
     foods = select(json.loads(source.read_text(encoding="utf-8")))
     if source != EXTRACT:
         EXTRACT.write_text(json.dumps(foods, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     items = [item(f) for f in foods]
-    write(HERE / "epicerie-products.tsv", items, PRODUCT_COLUMNS)
-    write(HERE / "epicerie-stores.tsv", [{"store_code": c, "name": n} for c, n in STORES],
+    write(out / "epicerie-products.tsv", items, PRODUCT_COLUMNS)
+    write(out / "epicerie-stores.tsv", [{"store_code": c, "name": n} for c, n in STORES],
           ["store_code", "name"])  # fmt: skip
-    write(HERE / "epicerie-local-inventory.tsv", inventory(items),
+    write(out / "epicerie-local-inventory.tsv", inventory(items),
           ["store_code", "id", "availability", "quantity", "rayon"])  # fmt: skip
 
 

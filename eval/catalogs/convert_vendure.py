@@ -143,12 +143,12 @@ def write(path: Path, rows: list[dict[str, str]], columns: list[str]) -> None:
         writer.writerows(rows)
 
 
-def main() -> None:
+def main(out: Path = HERE) -> None:
     items = [item(v) for v in read_variants()]
-    write(HERE / "vendure-products.tsv", items, PRODUCT_COLUMNS)
-    write(HERE / "vendure-stores.tsv", [{"store_code": c, "name": n} for c, n in STORES],
+    write(out / "vendure-products.tsv", items, PRODUCT_COLUMNS)
+    write(out / "vendure-stores.tsv", [{"store_code": c, "name": n} for c, n in STORES],
           ["store_code", "name"])  # fmt: skip
-    write(HERE / "vendure-local-inventory.tsv", inventory(items),
+    write(out / "vendure-local-inventory.tsv", inventory(items),
           ["store_code", "id", "availability", "quantity", "aisle"])  # fmt: skip
 
 
