@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from eval.checks import reply_language
+from decimal import Decimal
+
+from eval.checks import reply_language, ungrounded_facts
 from eval.runner import SHOPS, Targets, load_conversations, run
-from tests.factories import OrganizationFactory
+from tests.factories import OrganizationFactory, ProductFactory
 from tests.knowledge.catalog_files import ROOT, run_import
 
 CATALOGS = ROOT / "eval" / "catalogs"
@@ -169,3 +171,28 @@ def test_a_failing_tracked_set_is_reported_but_only_a_gated_one_fails_the_run():
     assert "- impossible" not in text and "(1 failing conversations of tracked sets" in text
     assert "- impossible: FAIL" in tracked.text(verbose=True)
     assert "- impossible: FAIL" in gated.text()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("content", "problems"),
+    [
+        ("Huile de colza : 4,73\u202f€ (au lieu de 5,56\u202f€), 12 disponibles.", []),
+        ("Huile de colza: 1.299,00 € (12 verfügbar)", ["price 1.299,00 €"]),
+        ("Huile de colza : 4,37 €", ["price 4,37 €"]),
+        ("Huile de colza: 4,73 € (nur noch 5 auf Lager)", ["stock figure nur noch 5"]),
+        ("Huile de colza: 4,73 US$, ne restano solo 12", []),
+        ("Huile de colza: meno di 6 €", []),  # the shopper's own figure
+    ],
+)
+def test_ungrounded_facts_read_prices_and_stock_as_each_language_writes_them(content, problems):
+    # Given a product at 5.56, on sale at 4.73, 12 in stock, and a shopper who said "6"
+    product = ProductFactory(
+        title="Huile de colza", price=Decimal("5.56"), sale_price=Decimal("4.73"), quantity=12
+    )
+
+    # When a reply names it with figures written the French, German or Italian way
+    found = ungrounded_facts(product.organization, {"content": content}, ["moins de 6"], "", set())
+
+    # Then only the figures the catalog does not back are reported
+    assert [p.split(" is ")[0] for p in found] == problems
