@@ -9,11 +9,10 @@ from __future__ import annotations
 import csv
 import importlib.util
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
-
-from decimal import Decimal
 
 from eval.checks import reply_language, ungrounded_facts
 from eval.runner import SHOPS, Targets, load_conversations, run
