@@ -56,7 +56,8 @@ lint: install
 	SECRET_KEY=lint $(VENV)/bin/mypy .
 
 # The assistant's labelled conversations (eval/): pass share, constraint violations and
-# ungrounded facts; exits non-zero below target. Runs in a scratch database beside the one
+# ungrounded facts per catalog, language and set; exits non-zero when the gated sets are below
+# target (eval/targets.yaml lists the tracked ones, reported only). Runs in a scratch database beside the one
 # DATABASE_URL or SQLITE_PATH names (`<name>_eval`, `<file>-eval.sqlite3`), dropped at the end.
 eval: install
 	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner

@@ -7,24 +7,78 @@ Three kinds of finding, counted separately by the runner:
   in its `search_products` tool response;
 - an *ungrounded fact*: a price or stock figure in the text, or a product snapshot value,
   that the catalog (or the shopper's own words) does not back.
+
+`reply_language` tells which language a reply is written in (for the `language` label).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 from typing import Any
 
+from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+
 from knowledge.models import Product, StoreInventory
 from knowledge.search.text import fold
 
-MONEY = re.compile(r"(?:([$€£])\s?(\d[\d,]*(?:\.\d{1,2})?))|(\d[\d,]*\.\d{2})\s?(USD|EUR|GBP|CHF)")
-STOCK = re.compile(r"\((\d+) available[;)]|Only (\d+) left")
-NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# An amount as English, French, German, Spanish or Italian replies write it: 1,299.00 / 1.299,00 /
+# 1 299,00 (with a no-break or narrow no-break space) / 4,16 / 108.53 / 300.
+AMOUNT = r"\d{1,3}(?:[ ,.\u00a0\u202f]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?"
+CURRENCY = r"(?:US\$|\$\s?US|USD|EUR|GBP|CHF|[$€£])"
+MONEY = re.compile(
+    rf"(?<![\w.,])(?:{CURRENCY}[ \u00a0\u202f]?(?P<before>{AMOUNT})"
+    rf"|(?P<after>{AMOUNT})[ \u00a0\u202f]?{CURRENCY})(?![\w$€£])"
+)
+# A stock figure: "(12 available)" and "Only 3 left", and their French, German, Spanish and
+# Italian wordings.
+STOCK = re.compile(
+    r"\((\d+) (?:available|disponibles?|verfügbar|auf Lager|disponibili|en stock|in stock)[;,)]"
+    r"|\b[Oo]nly (\d+) left\b"
+    r"|\b(?:plus que|nur noch|solo quedan|ne restano(?: solo)?) (\d+)\b"
+)
+NUMBER = re.compile(AMOUNT)
+# The shopper languages the assistant serves, as ISO 639-1 codes.
+LANGUAGES = {
+    Language.ENGLISH: "en",
+    Language.FRENCH: "fr",
+    Language.GERMAN: "de",
+    Language.SPANISH: "es",
+    Language.ITALIAN: "it",
+}
+WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 def _decimal(text: str) -> Decimal:
-    return Decimal(text.replace(",", ""))
+    """The value of an amount in any of the forms of AMOUNT: a separator followed by one or two
+    digits at the end is the decimal one; the others group thousands."""
+    digits = re.sub(r"[ \u00a0\u202f]", "", text)
+    decimal = ""
+    if match := re.search(r"[.,](\d{1,2})$", digits):
+        decimal, digits = match.group(1), digits[: match.start()]
+    whole = re.sub(r"[.,]", "", digits)
+    return Decimal(f"{whole}.{decimal}" if decimal else whole)
+
+
+@functools.cache
+def _detector() -> LanguageDetector:
+    return LanguageDetectorBuilder.from_languages(*LANGUAGES).build()
+
+
+def reply_language(content: str, titles: list[str]) -> str | None:
+    """The language a reply is written in, or None when its own words are too few to tell.
+
+    Product titles are the catalog's words, not the reply's (an English catalog's titles in a
+    French sentence), so they are left out, as are prices and numbers.
+    """
+    for title in sorted(titles, key=len, reverse=True):
+        content = content.replace(title, " ")
+    words = WORD.findall(content)
+    if len(words) < 3:
+        return None
+    language = _detector().detect_language_of(" ".join(words))
+    return LANGUAGES.get(language) if language is not None else None
 
 
 def catalog_products(organization, body: dict[str, Any]) -> list[Product]:
@@ -57,7 +111,7 @@ def ungrounded_facts(
     prices = {p.price for p in products} | {p.sale_price for p in products if p.sale_price}
     spoken = {_decimal(n) for text in said for n in NUMBER.findall(text)}
     for match in MONEY.finditer(content):
-        value = _decimal(match.group(2) or match.group(3))
+        value = _decimal(match.group("before") or match.group("after"))
         if value not in prices and value not in spoken and value not in earlier_prices:
             problems.append(f"price {match.group(0)} is not a price of the products mentioned")
     quantities: set[int | None] = {p.quantity for p in products}
@@ -65,7 +119,7 @@ def ungrounded_facts(
         StoreInventory.objects.filter(product__in=list(products)).values_list("quantity", flat=True)
     )
     for match in STOCK.finditer(content):
-        if int(match.group(1) or match.group(2)) not in quantities:
+        if int(next(g for g in match.groups() if g)) not in quantities:
             problems.append(f"stock figure {match.group(0)} is not in the catalog")
     by_url = {p.url: p for p in shown}
     for snapshot in body.get("products") or []:
@@ -96,9 +150,10 @@ def _stock(product: Product, store_code: str) -> tuple[str, int | None]:
 
 
 def _matches_text(product: Product, words: list[str], attribute: str) -> bool:
-    value = fold(getattr(product, attribute) or "")
+    # A feed names several colours or materials of one item as "Black/White" (Merchant Center).
+    values = {v.strip() for v in fold(getattr(product, attribute) or "").split("/")}
     text = fold(f"{product.title} {product.description}")
-    return any(fold(w) == value or re.search(rf"\b{re.escape(fold(w))}", text) for w in words)
+    return any(fold(w) in values or re.search(rf"\b{re.escape(fold(w))}", text) for w in words)
 
 
 def constraint_violations(
