@@ -177,10 +177,10 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_select_related = ["organization"]
     actions = ["revoke_selected"]
 
-    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
         if obj is None:
-            return ["organization", "environment", "name", "expires_at", "issue_token"]
-        return [
+            return ("organization", "environment", "name", "expires_at", "issue_token")
+        return (
             "prefix",
             "organization",
             "environment",
@@ -189,7 +189,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             "created_at",
             "last_used_at",
             "revoked_at",
-        ]
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
         if obj is None:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.checks import Error, Warning, register
+from django.core.checks import CheckMessage, Error, Warning, register
 
 from accounts.keys import ENVIRONMENT_MARKERS
 from assistant_api.throttling import parse_rate
 
 
 @register("assistant", deploy=False)
-def check_environment(app_configs, **kwargs):
-    problems = []
+def check_environment(app_configs, **kwargs) -> list[CheckMessage]:
+    problems: list[CheckMessage] = []
     if settings.ASSISTANT_ENVIRONMENT not in ENVIRONMENT_MARKERS:
         problems.append(
             Error(

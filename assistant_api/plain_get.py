@@ -73,7 +73,7 @@ def allow_header(actions: dict[str, str]) -> str:
 def error_response(exc: Exception, request: HttpRequest) -> HttpResponse:
     """What DRF would answer for `exc`, for views outside DRF (these GETs, the event stream)."""
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
-        exc.auth_header = AUTHENTICATE  # type: ignore[attr-defined]  # as APIView does
+        exc.auth_header = AUTHENTICATE  # type: ignore[union-attr]  # as APIView does
     handled = exception_handler(exc, {"request": request})
     if handled is None:  # never: the handler answers every exception
         raise exc

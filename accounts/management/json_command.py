@@ -30,6 +30,6 @@ class JsonCommand(BaseCommand):
         else:
             self.stdout.write(self.style.SUCCESS(text))
 
-    def run(self, **options: Any) -> tuple[dict[str, Any], str]:
+    def run(self, *args: Any, **options: Any) -> tuple[dict[str, Any], str]:
         """Does the work; returns the JSON result and the human-readable text."""
         raise NotImplementedError

@@ -50,7 +50,7 @@ def catalog_import(
     strict: bool = False,
     user: User | None = None,
     source: str = "cli",
-    on_read: Callable[[int], None] | None = None,
+    on_read: Callable[[int], object] | None = None,
 ) -> tuple[ImportReport, ImportRun]:
     """Imports the files (stores first, inventory last) and records the run in the history."""
     report = ImportReport()
@@ -95,7 +95,7 @@ def catalog_import(
 def _run_step(organization, file, step, options, report, on_read) -> None:
     stream: BinaryIO = file.stream
     if on_read is not None:
-        stream = io.BufferedReader(CountingReader(file.stream, on_read), READ_BUFFER)  # type: ignore[assignment]
+        stream = io.BufferedReader(CountingReader(file.stream, on_read), READ_BUFFER)
     counts_before = (copy(report.products), copy(report.inventory), copy(report.stores))
     try:
         with transaction.atomic():

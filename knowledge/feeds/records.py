@@ -52,7 +52,7 @@ def attribute_name(raw: str) -> str:
 class CountingReader(io.RawIOBase):
     """A read-only binary stream that reports how many bytes have been read (progress bar)."""
 
-    def __init__(self, stream: BinaryIO, on_read: Callable[[int], None]) -> None:
+    def __init__(self, stream: BinaryIO, on_read: Callable[[int], object]) -> None:
         super().__init__()
         self._stream = stream
         self._on_read = on_read
@@ -69,7 +69,7 @@ class CountingReader(io.RawIOBase):
     def tell(self) -> int:
         return self._stream.tell()
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
+    def readinto(self, buffer) -> int:
         data = self._stream.read(len(buffer))
         count = len(data)
         buffer[:count] = data

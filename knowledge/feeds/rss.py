@@ -29,9 +29,9 @@ def read_rss(stream: BinaryIO) -> Iterator[RawRecord]:
     handler.setDocumentLocator(parser)
     try:
         while chunk := stream.read(CHUNK_BYTES):
-            parser.feed(chunk)  # type: ignore[attr-defined]
+            parser.feed(chunk)
             yield from handler.take()
-        parser.close()  # type: ignore[attr-defined]
+        parser.close()
         yield from handler.take()
     except SAXParseException as exc:
         raise FeedFileError(

@@ -14,7 +14,7 @@ csv.field_size_limit(1_000_000)  # long descriptions; a runaway quote still stop
 
 def read_tsv(stream: BinaryIO) -> Iterator[RawRecord]:
     # newline="" lets csv handle line breaks inside quoted values; the BOM is dropped.
-    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")  # type: ignore[arg-type]
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
     try:
         yield from _rows(text)
     except UnicodeDecodeError as exc:

@@ -91,11 +91,13 @@ class ServedSets:
         with self._lock:
             for set_id, counted in stored.items():
                 key = self._keys.get(set_id)
-                entry = self._entries.get(key) if key is not None else None
+                if key is None:
+                    continue
+                entry = self._entries.get(key)
                 if entry is None:
                     continue
                 if counted is None or counted.updated_at != entry.updated_at:
-                    self._drop(key)  # type: ignore[arg-type]
+                    self._drop(key)
                 else:
                     entry.found = dataclasses.replace(entry.found, requests=counted.requests)
                     entry.counted_at = time.monotonic()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import openai
 
@@ -17,6 +17,9 @@ from knowledge.engines.openai.failures import (
     ModelFailure,
     failure_from_exception,
 )
+
+if TYPE_CHECKING:
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 @dataclass
@@ -50,7 +53,8 @@ def round_stream(
         options: dict[str, Any] = {"tools": tools} if tools else {}
         stream = client.chat.completions.create(
             model=config.model,
-            messages=messages,  # type: ignore[arg-type]
+            # Plain JSON dicts shaped as the SDK's message TypedDicts (prompt.py builds them).
+            messages=cast("list[ChatCompletionMessageParam]", messages),
             stream=True,
             timeout=request_timeout(remaining),
             **options,

@@ -139,7 +139,7 @@ class TypingOnce(EventPublisher):
         super().__init__(chat_id=inner.chat_id)
         self.inner = inner
 
-    def typing(self):  # type: ignore[override]
+    def typing(self) -> None:  # type: ignore[override]
         return None
 
     def publish(self, status: str, **fields: Any) -> Event:
