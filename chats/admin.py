@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import uuid
 
 from django.contrib import admin
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
-from chats.models import Chat, Event, EventStatus, Message
+from chats import admin_transcript
+from chats.models import Chat
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -33,8 +33,22 @@ class ChatAdmin(ReadOnlyAdmin):
     list_select_related = ["organization", "chatbot"]
     search_fields = ["id", "user_id"]
     search_help_text = "Search by chat id or user id (the whole UUID)."
-    fields = ("id", "organization", "chatbot", "user_id", "created_at", "transcript", "activity")
-    readonly_fields = fields
+    # Two short lines of facts, then the conversation: the page is read top to bottom.
+    fields = (
+        ("id", "created_at"),
+        ("organization", "chatbot", "user_id"),
+        "transcript",
+        "activity",
+    )
+    readonly_fields = (
+        "id",
+        "created_at",
+        "organization",
+        "chatbot",
+        "user_id",
+        "transcript",
+        "activity",
+    )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Chat]:
         return super().get_queryset(request).annotate(message_count=Count("messages"))
@@ -56,34 +70,10 @@ class ChatAdmin(ReadOnlyAdmin):
 
     @admin.display(description="Conversation")
     def transcript(self, obj: Chat) -> SafeString:
-        messages = Message.objects.filter(chat=obj).order_by("seq")
-        return SafeString(render_to_string("admin/chats/transcript.html", {"messages": messages}))
+        context = {"messages": admin_transcript.transcript(obj)}
+        return SafeString(render_to_string("admin/chats/transcript.html", context))
 
     @admin.display(description="Assistant activity")
     def activity(self, obj: Chat) -> SafeString:
-        """The tools the assistant ran and every failure, newest last: why a reply said what it
-        said, or why it failed. Typing and text chunks are left out (the reply has the text)."""
-        finished_tool = Q(status=EventStatus.COMPLETED) & ~Q(tool_name="")
-        events = Event.objects.filter(
-            finished_tool | Q(status=EventStatus.FAILED), chat=obj
-        ).order_by("-seq")[:ACTIVITY_EVENTS]
-        rows = [
-            {
-                "event": event,
-                "args": _compact_json(event.tool_args),
-                "response": _compact_json(event.tool_response),
-            }
-            for event in reversed(events)
-        ]
-        return SafeString(render_to_string("admin/chats/activity.html", {"rows": rows}))
-
-
-ACTIVITY_EVENTS = 200  # the most recent; a long chat has many replies
-RESPONSE_CHARS = 400  # a search's response lists products in full: the start tells enough
-
-
-def _compact_json(value) -> str:
-    if value is None:
-        return ""
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-    return text if len(text) <= RESPONSE_CHARS else text[:RESPONSE_CHARS] + " …"
+        context = {"rows": admin_transcript.activity(obj)}
+        return SafeString(render_to_string("admin/chats/activity.html", context))

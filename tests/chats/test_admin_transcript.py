@@ -36,8 +36,9 @@ def test_transcript_shows_who_said_what_with_product_cards_and_chips(support_cli
 
     assert page.index("Trail shoes under 100?") < page.index("Here is one that fits.")
     assert "Shopper" in page and "Assistant (reply)" in page
-    assert "Trail Runner 2" in page and "89.9 EUR" in page and "in_stock (4)" in page
+    assert "Trail Runner 2" in page and "€89.90" in page and "In stock (4)" in page
     assert 'src="https://cdn.shop.example/trail.jpg"' in page
+    assert 'class="thumb">No image<img' in page  # what shows when the image cannot load
     assert '<span class="chip">Show cheaper ones</span>' in page
 
 
@@ -84,7 +85,10 @@ def test_support_sees_the_tools_the_assistant_ran_and_why_a_reply_failed(support
 
     activity = page[page.index("Assistant activity") :]
     assert activity.index("search_products") < activity.index("get_product (failed)")
+    # One line per step (query: “trail shoes”, maxPrice: 100 → nothing found), the JSON folded
+    assert "maxPrice: 100" in activity and "nothing found" in activity
     assert "&quot;maxPrice&quot;: 100" in activity and "&quot;total&quot;: 0" in activity
+    assert activity.index("<details") < activity.index("&quot;maxPrice&quot;")
     assert "no product with gtin 123" in activity
     assert "reply failed" in activity and "could not complete the response" in activity
     assert "Sorry, " not in activity  # text chunks are the reply's, not activity
