@@ -12,7 +12,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from chats.models import Chat, Event, EventStatus, Message
+from chats.models import Chat, Event, EventStatus, Feedback, Message
 from knowledge.display import price_text, stock_text
 
 ACTIVITY_EVENTS = 200  # the most recent; a long chat has many replies
@@ -34,6 +34,7 @@ class ProductCard:
 class TranscriptMessage:
     message: Message
     cards: list[ProductCard] = field(default_factory=list)
+    feedback: Feedback | None = None
 
 
 @dataclass
@@ -49,9 +50,12 @@ class ActivityRow:
 
 def transcript(chat: Chat) -> list[TranscriptMessage]:
     messages = Message.objects.filter(chat=chat).order_by("seq")
+    feedback = {f.message_id: f for f in Feedback.objects.filter(chat=chat)}
     return [
         TranscriptMessage(
-            message, [_card(p) for p in message.products or [] if isinstance(p, dict)]
+            message,
+            [_card(p) for p in message.products or [] if isinstance(p, dict)],
+            feedback.get(message.seq),
         )
         for message in messages
     ]

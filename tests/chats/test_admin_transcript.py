@@ -93,3 +93,25 @@ def test_support_sees_the_tools_the_assistant_ran_and_why_a_reply_failed(support
     assert "reply failed" in activity and "could not complete the response" in activity
     assert "Sorry, " not in activity  # text chunks are the reply's, not activity
     assert activity.count("search_products") == 1  # its start and end make one row
+
+
+def test_transcript_shows_the_shoppers_feedback_on_the_reply(support_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, type="user", content="Trail shoes under 100?")
+    reply = MessageFactory(chat=chat, type="answer", content="Here is one that fits.")
+    MessageFactory(chat=chat, type="answer", content="And another.")
+    rated = tenant.client.put(
+        f"/v1/chats/{chat.id}/messages/{reply.uuid}/feedback",
+        {"rating": "down", "reason": "wrong_products", "comment": "<b>too pricey</b>"},
+        format="json",
+    )
+    assert rated.status_code == 200
+
+    page = support_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+
+    assert page.count('class="feedback down"') == 1
+    shown = page[page.index('class="feedback down"') :]
+    assert "not helpful" in shown and "Wrong products" in shown
+    assert "&lt;b&gt;too pricey&lt;/b&gt;" in shown
+    assert page.index("Here is one that fits.") < page.index('class="feedback down"')
+    assert page.index('class="feedback down"') < page.index("And another.")
