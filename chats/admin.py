@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
@@ -11,6 +9,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from chats import admin_transcript
+from chats.admin_search import SEARCH_HELP, DateRangeFilter, RepliesFilter, chats_matching
 from chats.models import Chat
 
 
@@ -28,11 +27,11 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(Chat)
 class ChatAdmin(ReadOnlyAdmin):
     list_display = ["id", "organization", "chatbot", "user_id", "created_at", "message_count"]
-    list_filter = ["organization", "chatbot", "created_at"]
+    list_filter = ["organization", "chatbot", DateRangeFilter, RepliesFilter]
     date_hierarchy = "created_at"
     list_select_related = ["organization", "chatbot"]
-    search_fields = ["id", "user_id"]
-    search_help_text = "Search by chat id or user id (the whole UUID)."
+    search_fields = ["id"]  # shows the search box; get_search_results does the searching
+    search_help_text = SEARCH_HELP
     # Two short lines of facts, then the conversation: the page is read top to bottom.
     fields = (
         ("id", "created_at"),
@@ -54,15 +53,7 @@ class ChatAdmin(ReadOnlyAdmin):
         return super().get_queryset(request).annotate(message_count=Count("messages"))
 
     def get_search_results(self, request: HttpRequest, queryset: QuerySet[Chat], search_term: str):
-        # Ids are UUIDs: match them exactly (a partial match would scan every row).
-        term = search_term.strip()
-        if not term:
-            return queryset, False
-        try:
-            value = uuid.UUID(term)
-        except ValueError:
-            return queryset.none(), False
-        return queryset.filter(id=value) | queryset.filter(user_id=value), False
+        return chats_matching(queryset, search_term), False
 
     @admin.display(description="Messages", ordering="message_count")
     def message_count(self, obj: Chat) -> int:
