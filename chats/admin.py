@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
 from django.utils.safestring import SafeString
 
+from accounts.models import Organization
 from chats import admin_transcript
 from chats.admin_search import SEARCH_HELP, DateRangeFilter, RepliesFilter, chats_matching
+from chats.erasure import Removed, user_erase
 from chats.models import Chat
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
+    """Histories are what happened: no admin page adds, edits or deletes them one by one."""
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -49,6 +55,45 @@ class ChatAdmin(ReadOnlyAdmin):
         "activity",
     )
 
+    actions = ["erase_users"]
+
+    def has_erase_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("chats.delete_chat")
+
+    @admin.action(description="Erase the shoppers of the selected chats", permissions=["erase"])
+    def erase_users(self, request: HttpRequest, queryset: QuerySet[Chat]) -> HttpResponse | None:
+        """Every chat of each selected chat's shopper goes, not just the selected ones."""
+        shoppers = sorted(
+            set(queryset.values_list("organization_id", "organization__name", "user_id")),
+            key=lambda row: (row[1], str(row[2])),
+        )
+        if request.POST.get("post") != "yes":
+            context = {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "title": "Erase these shoppers' data?",
+                "shoppers": [
+                    {"organization": name, "user_id": user_id, "chats": count}
+                    for (_, name, user_id), count in zip(
+                        shoppers, _chat_counts(shoppers), strict=True
+                    )
+                ],
+                "selected": queryset.values_list("pk", flat=True),
+                "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            }
+            return TemplateResponse(request, "admin/chats/chat/erase_confirm.html", context)
+        total = Removed()
+        for organization_id, _, user_id in shoppers:
+            organization = Organization.objects.get(pk=organization_id)
+            total.add(user_erase(organization=organization, user_id=str(user_id)))
+        self.message_user(
+            request,
+            f"Erased {len(shoppers)} shopper(s): {total.chats} chats, {total.messages} "
+            f"messages, {total.events} events, {total.feedback} feedback removed.",
+            messages.SUCCESS,
+        )
+        return None
+
     def get_queryset(self, request: HttpRequest) -> QuerySet[Chat]:
         return super().get_queryset(request).annotate(message_count=Count("messages"))
 
@@ -68,3 +113,10 @@ class ChatAdmin(ReadOnlyAdmin):
     def activity(self, obj: Chat) -> SafeString:
         context = {"rows": admin_transcript.activity(obj)}
         return SafeString(render_to_string("admin/chats/activity.html", context))
+
+
+def _chat_counts(shoppers: list[tuple]) -> list[int]:
+    return [
+        Chat.objects.filter(organization_id=organization_id, user_id=user_id).count()
+        for organization_id, _, user_id in shoppers
+    ]

@@ -233,3 +233,21 @@ def test_feedback_drops_the_kept_pages_like_a_message_does(cache_on):
 
     tenant.client.delete(feedback_url)
     assert history(tenant.client, chat.id)["items"][0]["feedback"] is None
+
+
+def test_an_erased_shoppers_cached_pages_are_never_served_again(cache_on):
+    from django.core.management import call_command
+
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, content="My phone number is 555-0100")
+    assert history(tenant.client, chat.id)["totalItems"] == 1  # read once: the page is kept
+    assert cache_on.exists(f"history:{chat.id}")
+
+    call_command("erase_user", str(tenant.organization.pk), str(chat.user_id), "--json")
+
+    assert not cache_on.exists(f"history:{chat.id}")
+    response = tenant.client.get(f"/v1/chats/{chat.id}/messages")
+    # The worker may still know the chat for CHAT_CACHE_SECONDS, never its messages.
+    assert response.status_code == 404 or response.json()["items"] == []
+    assert b"555-0100" not in response.content
