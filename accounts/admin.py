@@ -150,10 +150,9 @@ def organization_links(organization_id: str) -> list[dict[str, str]]:
         ("Chats", "admin:chats_chat_changelist"),
     ]
     links = [{"label": label, "url": reverse(name) + by_organization} for label, name in lists]
-    links.append(
-        {
-            "label": "Usage",
-            "url": reverse("admin:accounts_organization_usage", args=[organization_id]),
-        }
-    )
+    for label, name in (
+        ("Usage", "admin:accounts_organization_usage"),
+        ("Insights", "admin:insights_organization"),
+    ):
+        links.append({"label": label, "url": reverse(name, args=[organization_id])})
     return links

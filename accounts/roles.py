@@ -32,6 +32,8 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "event": ("view",),
         "feedback": ("view",),
     },
+    # The insights pages (per organization and chatbot) read these daily rows.
+    "insights": {"insightday": ("view",)},
     # Admin sign-ins (django-axes): deleting an access attempt lifts its lockout.
     "axes": {
         "accessattempt": ("delete", "view"),
