@@ -194,7 +194,7 @@ def raw_day(organization, chatbots) -> dt.date:
             organization=organization, chatbot=chatbots[chat_number % 2], created_at=at
         )
         messages, events = [], []
-        for turn in range(4):
+        for _ in range(4):
             messages.append(
                 Message(chat=chat, type="user", content=rng.choice(words), created_at=at)
             )
