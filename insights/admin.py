@@ -14,7 +14,7 @@ from django.urls import path
 from accounts.models import Chatbot, Organization
 from insights.csv_export import csv_text
 from insights.models import InsightDay
-from insights.report import insights_report, period_from
+from insights.report import insights_report, insights_table, period_from
 
 
 @admin.register(InsightDay)
@@ -89,8 +89,7 @@ class InsightsAdmin(admin.ModelAdmin):
     def csv_view(self, request: HttpRequest, organization_id, table: str) -> HttpResponse:
         organization = self._organization(request, organization_id)
         period = period_from(request.GET, today=dt.datetime.now(dt.UTC).date())
-        report = insights_report(organization=organization, period=period, csv=True)
-        found = next((t for t in report["tables"] if t.name == table), None)
+        found = insights_table(organization=organization, period=period, name=table)
         if found is None:
             raise Http404
         response = HttpResponse(csv_text(found.headers, found.rows), content_type="text/csv")

@@ -22,6 +22,7 @@ from insights.models import InsightDay, InsightTerm, TermKind
 DEFAULT_DAYS = 30
 MAX_DAYS = 400
 TOP_ROWS = 25  # rows of each table on the page; the CSV has up to TOP_ROWS_CSV
+DAILY_ROWS = 31  # the newest days on the page; the CSV has every day of the period
 TOP_ROWS_CSV = 1000
 DOWN_RATED_ROWS = 50
 FIGURES = (
@@ -94,21 +95,14 @@ def _scoped(queryset: QuerySet, organization: Organization, period: Period) -> Q
     return queryset.filter(chatbot_id=period.chatbot_id) if period.chatbot_id else queryset
 
 
-def insights_report(*, organization: Organization, period: Period, csv: bool = False) -> dict:
-    """Figures, charts and tables of the period (`csv`: longer tables, no charts)."""
-    daily = {
-        row["day"]: row
-        for row in _scoped(InsightDay.objects.all(), organization, period)
-        .values("day")
-        .annotate(**{name: Sum(name) for name in FIGURES})
-    }
-    series = {name: [daily.get(d, {}).get(name) or 0 for d in period.days] for name in FIGURES}
+def insights_report(*, organization: Organization, period: Period) -> dict:
+    """Figures, charts and tables of the period, as the page shows them."""
+    series = _daily_series(organization, period)
     totals = {name: sum(values) for name, values in series.items()}
-    limit = TOP_ROWS_CSV if csv else TOP_ROWS
     tables = [
-        _daily_table(period, series),
-        *_term_tables(organization, period, limit),
-        _down_rated_table(organization, period, DOWN_RATED_ROWS if not csv else TOP_ROWS_CSV),
+        _daily_table(period, series, limit=DAILY_ROWS),
+        *(_term_table(organization, period, kind, limit=TOP_ROWS) for kind in TERM_TABLES),
+        _down_rated_table(organization, period, limit=DOWN_RATED_ROWS),
     ]
     return {
         "totals": totals,
@@ -118,13 +112,35 @@ def insights_report(*, organization: Organization, period: Period, csv: bool = F
         "rated_down": _share(
             totals["feedback_down"], totals["feedback_up"] + totals["feedback_down"]
         ),
-        "charts": [] if csv else _charts(period, series),
+        "charts": _charts(period, series),
         "tables": tables,
         "refreshed_at": _scoped(InsightDay.objects.all(), organization, period)
         .order_by("-refreshed_at")
         .values_list("refreshed_at", flat=True)
         .first(),
     }
+
+
+def insights_table(*, organization: Organization, period: Period, name: str) -> Table | None:
+    """One table in full (up to TOP_ROWS_CSV rows) for its CSV file; None for an unknown name."""
+    if name == "daily":
+        return _daily_table(period, _daily_series(organization, period), limit=None)
+    if name == "down_rated":
+        return _down_rated_table(organization, period, limit=TOP_ROWS_CSV)
+    kind = next((kind for kind, spec in TERM_TABLES.items() if spec[0] == name), None)
+    if kind is None:
+        return None
+    return _term_table(organization, period, kind, limit=TOP_ROWS_CSV)
+
+
+def _daily_series(organization: Organization, period: Period) -> dict[str, list[int]]:
+    daily = {
+        row["day"]: row
+        for row in _scoped(InsightDay.objects.all(), organization, period)
+        .values("day")
+        .annotate(**{name: Sum(name) for name in FIGURES})
+    }
+    return {name: [daily.get(d, {}).get(name) or 0 for d in period.days] for name in FIGURES}
 
 
 def _share(part: int, whole: int) -> str:
@@ -190,7 +206,7 @@ def _charts(period: Period, series: dict[str, list[int]]) -> list[dict[str, Safe
     ]
 
 
-def _daily_table(period: Period, series: dict[str, list[int]]) -> Table:
+def _daily_table(period: Period, series: dict[str, list[int]], *, limit: int | None) -> Table:
     table = Table(
         "daily",
         "Day by day",
@@ -211,44 +227,45 @@ def _daily_table(period: Period, series: dict[str, list[int]]) -> Table:
         values = [series[name][index] for name in FIGURES]
         if any(values):
             table.rows.append([day.isoformat(), *values])
+    if limit is not None and len(table.rows) > limit:
+        table.title = f"Day by day (the newest {limit} days; the CSV has all)"
+        del table.rows[limit:]
     return table
 
 
-TERM_TABLES = [
-    (TermKind.CATEGORY, "categories", "Top requests by category", ["Category", "Searches"]),
-    (TermKind.BRAND, "brands", "Top requests by brand", ["Brand", "Searches"]),
-    (TermKind.PRICE_BAND, "price_bands", "Requests by price band", ["Price band", "Searches"]),
-    (TermKind.LANGUAGE, "languages", "Shopper messages by language", ["Language", "Messages"]),
-    (
-        TermKind.EMPTY_SEARCH,
+# kind -> (name in the CSV's URL, title, headers)
+TERM_TABLES: dict[str, tuple[str, str, list[str]]] = {
+    TermKind.CATEGORY: ("categories", "Top requests by category", ["Category", "Searches"]),
+    TermKind.BRAND: ("brands", "Top requests by brand", ["Brand", "Searches"]),
+    TermKind.PRICE_BAND: ("price_bands", "Requests by price band", ["Price band", "Searches"]),
+    TermKind.LANGUAGE: ("languages", "Shopper messages by language", ["Language", "Messages"]),
+    TermKind.EMPTY_SEARCH: (
         "empty_searches",
         "Searches that found nothing",
         ["Shopper's words", "Filters", "Times"],
     ),
-    (TermKind.PRODUCT, "products", "Most recommended products", ["GTIN", "Product", "Times"]),
-]
+    TermKind.PRODUCT: ("products", "Most recommended products", ["GTIN", "Product", "Times"]),
+}
 
 
-def _term_tables(organization: Organization, period: Period, limit: int) -> list[Table]:
-    tables = []
-    for kind, name, title, headers in TERM_TABLES:
-        found = (
-            _scoped(InsightTerm.objects.all(), organization, period)
-            .filter(kind=kind)
-            .values("key", "detail")
-            .annotate(total=Sum("count"))
-            .order_by("-total", "key")[:limit]
-        )
-        table = Table(name, title, headers)
-        for row in found:
-            if kind == TermKind.LANGUAGE:
-                table.rows.append([_language_name(row["key"]), row["total"]])
-            elif len(headers) == 3:
-                table.rows.append([row["key"], row["detail"], row["total"]])
-            else:
-                table.rows.append([row["key"], row["total"]])
-        tables.append(table)
-    return tables
+def _term_table(organization: Organization, period: Period, kind: str, *, limit: int) -> Table:
+    name, title, headers = TERM_TABLES[kind]
+    found = (
+        _scoped(InsightTerm.objects.all(), organization, period)
+        .filter(kind=kind)
+        .values("key", "detail")
+        .annotate(total=Sum("count"))
+        .order_by("-total", "key")[:limit]
+    )
+    table = Table(name, title, headers)
+    for row in found:
+        if kind == TermKind.LANGUAGE:
+            table.rows.append([_language_name(row["key"]), row["total"]])
+        elif len(headers) == 3:
+            table.rows.append([row["key"], row["detail"], row["total"]])
+        else:
+            table.rows.append([row["key"], row["total"]])
+    return table
 
 
 def _language_name(code: str) -> str:
@@ -258,7 +275,7 @@ def _language_name(code: str) -> str:
         return code
 
 
-def _down_rated_table(organization: Organization, period: Period, limit: int) -> Table:
+def _down_rated_table(organization: Organization, period: Period, *, limit: int) -> Table:
     start = dt.datetime.combine(period.start, dt.time.min, tzinfo=dt.UTC)
     end = dt.datetime.combine(period.end + dt.timedelta(1), dt.time.min, tzinfo=dt.UTC)
     found = Feedback.objects.filter(

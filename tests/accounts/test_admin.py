@@ -291,3 +291,37 @@ def test_sending_the_add_form_again_issues_no_second_key(operator_client, tenant
     fields["issue_token"] = re.search(r'name="issue_token" value="([0-9a-f]{32})"', fresh).group(1)
     operator_client.post("/admin/accounts/apikey/add/", fields)
     assert ApiKey.objects.filter(name="reloaded").count() == 2
+
+
+def test_role_groups_hold_exactly_their_permissions(db):
+    from django.contrib.auth.models import Group
+
+    from accounts.roles import OPERATOR_PERMISSIONS, OPERATORS, SUPPORT, SUPPORT_PERMISSIONS
+
+    for name, grants in ((OPERATORS, OPERATOR_PERMISSIONS), (SUPPORT, SUPPORT_PERMISSIONS)):
+        wanted = {
+            f"{app}.{action}_{model}"
+            for app, models in grants.items()
+            for model, actions in models.items()
+            for action in actions
+        }
+        held = {
+            f"{p.content_type.app_label}.{p.codename}"
+            for p in Group.objects.get(name=name).permissions.select_related("content_type")
+        }
+        assert held == wanted, name
+    assert "chats.delete_chat" not in {
+        f"{app}.{action}_{model}"
+        for app, models in SUPPORT_PERMISSIONS.items()
+        for model, actions in models.items()
+        for action in actions
+    }
+
+
+def test_operators_erase_but_never_delete_a_chat_from_its_page(operator_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    page = operator_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+    assert "deletelink" not in page
+    response = operator_client.post(f"/admin/chats/chat/{chat.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    assert "erase_users" in operator_client.get("/admin/chats/chat/").content.decode()
