@@ -106,10 +106,12 @@ class DateRangeFilter(admin.ListFilter):
         return queryset
 
     def choices(self, changelist) -> list[dict[str, Any]]:
+        # The list's other filters, each value of each (Django keeps them as lists).
         kept = [
             (name, value)
-            for name, value in changelist.get_filters_params().items()
+            for name, values in changelist.get_filters_params().items()
             if name not in self.parameters
+            for value in (values if isinstance(values, list) else [values])
         ]
         if changelist.query:
             kept.append(("q", changelist.query))

@@ -86,9 +86,12 @@ def test_filter_by_failed_and_by_rated_replies(support_client, chats):
 def test_filters_and_words_combine(support_client, chats):
     assert listed(support_client, q="trail", replies="down") == ids(chats["rated"])
     assert listed(support_client, q="trail", started_to="2026-03-02") == ids(chats["trail"])
-    page = support_client.get(CHATS, {"q": "trail", "started_to": "2026-03-02"}).content
+    page = support_client.get(
+        CHATS, {"q": "trail", "started_to": "2026-03-02", "replies": "down"}
+    ).content
     # The date form keeps the search and the other filters when applied again
     assert b'name="q" value="trail"' in page
+    assert b'name="replies" value="down"' in page
 
 
 def test_list_query_count_stays_flat(support_client, chats, django_assert_max_num_queries):
