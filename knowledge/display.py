@@ -20,10 +20,14 @@ def price_text(amount: object, currency: str) -> str:
         return f"{amount} {currency}".strip()
     if not value.is_finite():
         return f"{amount} {currency}".strip()
+    if not currency:
+        return f"{value:.2f}"
     try:
-        return format_currency(value, currency or "XXX", locale=to_locale(settings.LANGUAGE_CODE))
+        return format_currency(value, currency, locale=to_locale(settings.LANGUAGE_CODE))
     except (UnknownCurrencyError, ValueError):
         return f"{value:.2f} {currency}".strip()
+    except InvalidOperation:  # too many digits to round to the currency's decimals
+        return f"{amount} {currency}".strip()
 
 
 def stock_text(status: object, quantity: object = None) -> str:

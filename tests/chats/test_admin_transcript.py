@@ -115,3 +115,29 @@ def test_transcript_shows_the_shoppers_feedback_on_the_reply(support_client, ten
     assert "&lt;b&gt;too pricey&lt;/b&gt;" in shown
     assert page.index("Here is one that fits.") < page.index('class="feedback down"')
     assert page.index('class="feedback down"') < page.index("And another.")
+
+
+@pytest.mark.parametrize(
+    ("price", "currency", "shown"),
+    [
+        (12.5, "JPY", "¥12"),  # the currency's own decimals (babel rounds half to even)
+        (3, "", "3.00"),
+        ("1e400", "EUR", "1e400 EUR"),  # too many digits to round: shown as stored
+        ("cheap", "EUR", "cheap EUR"),
+    ],
+)
+def test_odd_snapshot_prices_are_shown_not_a_server_error(
+    support_client, tenant, price, currency, shown
+):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(
+        chat=chat,
+        type="answer",
+        content="One.",
+        products=[{**PRODUCT, "price": price, "currency": currency}],
+    )
+
+    response = support_client.get(f"/admin/chats/chat/{chat.pk}/change/")
+
+    assert response.status_code == 200
+    assert f'<div class="meta price">{shown}</div>' in response.content.decode()
