@@ -125,11 +125,16 @@ class DateRangeFilter(admin.ListFilter):
         ]
 
 
+# Dates outside are ignored: a day before or after them would overflow Python's dates.
+EARLIEST, LATEST = dt.date(1970, 1, 1), dt.date(9000, 1, 1)
+
+
 def _date(text: object) -> dt.date | None:
     try:
-        return dt.date.fromisoformat(str(text)) if text else None
+        day = dt.date.fromisoformat(str(text)) if text else None
     except ValueError:
         return None
+    return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
 def _midnight(day: dt.date) -> dt.datetime:

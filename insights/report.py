@@ -81,11 +81,16 @@ def period_from(query: Any, *, today: dt.date) -> Period:
     return Period(start=start, end=end, chatbot_id=chatbot_id)
 
 
+# Dates outside are ignored: a period reaching past them would overflow Python's dates.
+EARLIEST, LATEST = dt.date(1970, 1, 1), dt.date(9000, 1, 1)
+
+
 def _date(text: object) -> dt.date | None:
     try:
-        return dt.date.fromisoformat(str(text)) if text else None
+        day = dt.date.fromisoformat(str(text)) if text else None
     except ValueError:
         return None
+    return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
 def _scoped(queryset: QuerySet, organization: Organization, period: Period) -> QuerySet:

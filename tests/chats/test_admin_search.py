@@ -101,3 +101,8 @@ def test_list_query_count_stays_flat(support_client, chats, django_assert_max_nu
     support_client.get(CHATS)
     with django_assert_max_num_queries(12):
         support_client.get(CHATS, {"q": "trail", "replies": "down", "started_from": "2026-01-01"})
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01", "2026-02-30", "x" * 500])
+def test_dates_out_of_range_are_ignored_not_an_error(support_client, chats, day):
+    assert len(listed(support_client, started_from=day, started_to=day)) == 4

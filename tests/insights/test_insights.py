@@ -269,3 +269,19 @@ def test_erasing_a_shopper_keeps_the_insights_counts(tenant, history):
     chat = Chat.objects.filter(chatbot=tenant.chatbot).first()
     call_command("erase_user", str(tenant.organization.pk), str(chat.user_id))
     assert InsightDay.objects.filter(organization=tenant.organization).count() == before
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {"end": "9999-12-31"},
+        {"end": "0001-01-01"},
+        {"start": "0001-01-01", "end": "9999-12-31"},
+        {"start": "2026-02-30", "chatbot": "not-a-uuid"},
+        {"chatbot": str(uuid.uuid4())},
+    ],
+)
+def test_odd_periods_show_the_default_not_an_error(operator_client, tenant, query):
+    base = f"/admin/insights/insightday/organization/{tenant.organization.pk}"
+    assert operator_client.get(f"{base}/", query).status_code == 200
+    assert operator_client.get(f"{base}/down_rated.csv", query).status_code == 200
