@@ -106,3 +106,8 @@ def test_list_query_count_stays_flat(support_client, chats, django_assert_max_nu
 @pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01", "2026-02-30", "x" * 500])
 def test_dates_out_of_range_are_ignored_not_an_error(support_client, chats, day):
     assert len(listed(support_client, started_from=day, started_to=day)) == 4
+
+
+@pytest.mark.parametrize("term", ["trail\x00", "\x00", "%_%", "x" * 5000, "a b c d e f g h"])
+def test_odd_search_terms_are_answered(support_client, chats, term):
+    assert support_client.get(CHATS, {"q": term}).status_code == 200
