@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.models import ApiKey, Chatbot, Organization
+from accounts import admin_keys  # noqa: F401  (registers the API keys' pages)
+from accounts.models import Chatbot, Organization
 from accounts.origins import allowed_origins_clean
-from accounts.services import api_key_issue, api_key_revoke
 from accounts.usage_report import HIGHLIGHT_SHARE, usage_csv, usage_report, with_month_messages
 
 
@@ -26,14 +23,16 @@ class ChatbotInline(admin.TabularInline):
     model = Chatbot
     extra = 0
     can_delete = False
-    fields = ["name", "is_active", "greeting", "max_products", "engine"]
+    # The short fields only: the greeting and prompt are long text, edited on the chatbot's
+    # own page (the link), so the organization page fits the screen.
+    fields = ["name", "is_active", "max_products", "engine"]
     show_change_link = True
 
 
 class OrganizationForm(forms.ModelForm):
     class Meta:
         model = Organization
-        fields = ["name", "monthly_quota", "allowed_origins"]
+        fields = ["name", "monthly_quota", "retention_days", "allowed_origins"]
 
     def clean_allowed_origins(self) -> list[str]:
         return allowed_origins_clean(self.cleaned_data.get("allowed_origins"))
@@ -49,12 +48,18 @@ class OrganizationAdmin(admin.ModelAdmin):
     list_display = ["name", "quota_display", "month_usage", "usage_link", "id", "created_at"]
     search_fields = ["name", "=id"]
     readonly_fields = ["id", "created_at"]
-    fields = ["id", "name", "monthly_quota", "allowed_origins", "created_at"]
+    fields = ["id", "name", "monthly_quota", "retention_days", "allowed_origins", "created_at"]
     inlines = [ChatbotInline]
 
     @admin.display(description="Monthly quota", ordering="monthly_quota")
     def quota_display(self, obj: Organization) -> str:
         return "unlimited" if obj.monthly_quota is None else f"{obj.monthly_quota:,}"
+
+    def change_view(self, request: HttpRequest, object_id: str, form_url="", extra_context=None):
+        links = organization_links(object_id)
+        return super().change_view(
+            request, object_id, form_url, {**(extra_context or {}), "organization_links": links}
+        )
 
     def get_queryset(self, request: HttpRequest):
         return with_month_messages(super().get_queryset(request))
@@ -134,136 +139,20 @@ class ChatbotAdmin(admin.ModelAdmin):
         return False  # see ChatbotInline
 
 
-# The add form's one-time token -> the key it issued, in the operator's session: a resubmitted
-# form (a reload of the page that showed the key) must not issue a second key.
-ISSUED_BY_TOKEN = "apikey_issued_by_token"
-MAX_REMEMBERED_TOKENS = 50
-
-
-class ApiKeyForm(forms.ModelForm):
-    issue_token = forms.CharField(
-        widget=forms.HiddenInput, initial=lambda: uuid.uuid4().hex, required=False
-    )
-
-    class Meta:
-        model = ApiKey
-        fields = ["organization", "environment", "name", "expires_at"]
-
-    def clean_expires_at(self):
-        expires_at = self.cleaned_data.get("expires_at")
-        if self.instance._state.adding and expires_at is not None and expires_at <= timezone.now():
-            raise forms.ValidationError("A new key must expire in the future (or never).")
-        return expires_at
-
-
-@admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
-    """Keys are shown in full once, on the page that answers their creation, never again."""
-
-    form = ApiKeyForm
-
-    list_display = [
-        "prefix",
-        "organization",
-        "environment",
-        "name",
-        "created_at",
-        "last_used_at",
-        "expires_at",
-        "revoked",
+def organization_links(organization_id: str) -> list[dict[str, str]]:
+    """The organization's other pages: its lists filtered to it, its usage and insights."""
+    by_organization = f"?organization__id__exact={organization_id}"
+    lists = [
+        ("API keys", "admin:accounts_apikey_changelist"),
+        ("Chatbots", "admin:accounts_chatbot_changelist"),
+        ("Catalog", "admin:knowledge_product_changelist"),
+        ("Catalog imports", "admin:knowledge_importrun_changelist"),
+        ("Chats", "admin:chats_chat_changelist"),
     ]
-    list_filter = ["environment", ("revoked_at", admin.EmptyFieldListFilter), "organization"]
-    search_fields = ["prefix", "name", "organization__name"]
-    list_select_related = ["organization"]
-    actions = ["revoke_selected"]
-
-    def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
-        if obj is None:
-            return ("organization", "environment", "name", "expires_at", "issue_token")
-        return (
-            "prefix",
-            "organization",
-            "environment",
-            "name",
-            "expires_at",
-            "created_at",
-            "last_used_at",
-            "revoked_at",
-        )
-
-    def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
-        if obj is None:
-            return []
-        return ["prefix", "organization", "environment", "created_at", "last_used_at", "revoked_at"]
-
-    def has_change_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
-        # A revoked key is final: it cannot be edited back to life.
-        if obj is not None and obj.is_revoked:
-            return False
-        return super().has_change_permission(request, obj)
-
-    @admin.display(boolean=True, description="Revoked", ordering="revoked_at")
-    def revoked(self, obj: ApiKey) -> bool:
-        return obj.is_revoked
-
-    def save_model(self, request: HttpRequest, obj: ApiKey, form, change: bool) -> None:
-        if change:
-            super().save_model(request, obj, form, change)
-            return
-        issued = api_key_issue(
-            organization=obj.organization,
-            environment=obj.environment,
-            name=obj.name,
-            expires_at=obj.expires_at,
-        )
-        obj.pk = issued.api_key.pk
-        obj.prefix = issued.api_key.prefix
-        request._issued_key = issued.key  # type: ignore[attr-defined]
-        token = form.cleaned_data.get("issue_token")
-        if token:
-            issued_by_token = request.session.get(ISSUED_BY_TOKEN, {})
-            issued_by_token[token] = str(obj.pk)
-            remembered = list(issued_by_token.items())[-MAX_REMEMBERED_TOKENS:]
-            request.session[ISSUED_BY_TOKEN] = dict(remembered)
-
-    def add_view(self, request: HttpRequest, form_url: str = "", extra_context=None):
-        if request.method == "POST":
-            token = request.POST.get("issue_token")
-            issued_pk = request.session.get(ISSUED_BY_TOKEN, {}).get(token) if token else None
-            if issued_pk is not None:
-                return self._already_issued(request, issued_pk)
-        return super().add_view(request, form_url, extra_context)
-
-    def _already_issued(self, request: HttpRequest, issued_pk: str) -> HttpResponse:
-        """The answer to the same add form sent again: the key it issued, not a second one."""
-        api_key = ApiKey.objects.filter(pk=issued_pk).select_related("organization").first()
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "api_key": api_key,
-            "title": "API key already issued",
-        }
-        return TemplateResponse(request, "admin/accounts/apikey/already_issued.html", context)
-
-    def response_add(
-        self, request: HttpRequest, obj: ApiKey, post_url_continue=None
-    ) -> HttpResponse:
-        # Rendered directly (no redirect, no session message) so the key is never stored.
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "api_key": obj,
-            "full_key": request._issued_key,  # type: ignore[attr-defined]
-            "title": "API key created",
-        }
-        response = TemplateResponse(request, "admin/accounts/apikey/created.html", context)
-        response["Cache-Control"] = "no-store"
-        return response
-
-    @admin.action(description="Revoke selected API keys", permissions=["change"])
-    def revoke_selected(self, request: HttpRequest, queryset) -> None:
-        count = 0
-        for api_key in queryset.filter(revoked_at__isnull=True):
-            api_key_revoke(prefix=api_key.prefix)
-            count += 1
-        self.message_user(request, f"Revoked {count} API key(s).", messages.SUCCESS)
+    links = [{"label": label, "url": reverse(name) + by_organization} for label, name in lists]
+    for label, name in (
+        ("Usage", "admin:accounts_organization_usage"),
+        ("Insights", "admin:insights_organization"),
+    ):
+        links.append({"label": label, "url": reverse(name, args=[organization_id])})
+    return links

@@ -22,6 +22,14 @@ class Organization(models.Model):
             "Empty allows any origin."
         ),
     )
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=(
+            "Chats started more than this many days ago are deleted by purge_expired (daily). "
+            "Empty keeps them forever."
+        ),
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -24,7 +24,16 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         # Adding an import run is running the admin import form.
         "importrun": ("add", "view"),
     },
-    "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
+    # Deleting chats is erasing a shopper's data (the chat list's erase action); the console
+    # offers no other way to delete one.
+    "chats": {
+        "chat": ("view", "delete"),
+        "message": ("view",),
+        "event": ("view",),
+        "feedback": ("view",),
+    },
+    # The insights pages (per organization and chatbot) read these daily rows.
+    "insights": {"insightday": ("view",)},
     # Admin sign-ins (django-axes): deleting an access attempt lifts its lockout.
     "axes": {
         "accessattempt": ("delete", "view"),
@@ -34,7 +43,12 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 SUPPORT_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
-    "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
+    "chats": {
+        "chat": ("view",),
+        "message": ("view",),
+        "event": ("view",),
+        "feedback": ("view",),
+    },
     "knowledge": {"product": ("view",), "store": ("view",), "storeinventory": ("view",)},
 }
 

@@ -50,6 +50,15 @@ def chat_id_parameter() -> OpenApiParameter:
     )
 
 
+def message_id_parameter() -> OpenApiParameter:
+    return OpenApiParameter(
+        "messageId",
+        OpenApiTypes.UUID,
+        OpenApiParameter.PATH,
+        description="Id of a message of the chat (from its history or Add Message to Chat).",
+    )
+
+
 # Any request can be malformed at the HTTP level, and any operation needs the database.
 ALWAYS_POSSIBLE = (400, 503)
 

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "accounts",
     "chats",
     "knowledge",
+    "insights",
 ]
 
 MIDDLEWARE = [
@@ -368,3 +369,7 @@ if ASSISTANT_FALLBACK not in {"catalog", "off"}:
     raise ImproperlyConfigured(
         f"ASSISTANT_FALLBACK must be catalog or off, got {ASSISTANT_FALLBACK!r}"
     )
+
+# The languages the console's insights tell shoppers' messages apart by (ISO 639-1 codes;
+# fewer candidates make short messages more reliable).
+INSIGHTS_LANGUAGES = env_list("INSIGHTS_LANGUAGES", "en,de,fr,es,it,nl,pt")

@@ -7,6 +7,15 @@ from assistant_api import views
 from chats.urls import urlpatterns as chat_routes
 from knowledge.pdp.urls import urlpatterns as pdp_routes
 
+# The console's title, and its "View site" link: the API reference (the site has no home page).
+admin.site.site_header = "Shopping assistant console"
+admin.site.site_title = "Shopping assistant console"
+admin.site.index_title = "Console"
+admin.site.site_url = "/docs/"
+# The sidebar took a quarter of a 1366 px screen from every list; the home page and the
+# breadcrumbs lead everywhere it did.
+admin.site.enable_nav_sidebar = False
+
 # Tried in order: the public PDP GET, the busiest route (every product page view), comes
 # before the chat routes it would otherwise be tried against first.
 urlpatterns = [

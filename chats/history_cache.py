@@ -133,6 +133,23 @@ def history_maybe_changed(chat_id: uuid.UUID) -> None:
         _health.failed(exc)
 
 
+def history_forget(chat_ids: list[uuid.UUID]) -> None:
+    """Drops deleted chats' cached pages once the deletion is committed (erasure, retention):
+    no page of them is served from Redis afterwards."""
+    if _client() is not None and chat_ids:
+        transaction.on_commit(functools.partial(_forget_now, list(chat_ids)))
+
+
+def _forget_now(chat_ids: list[uuid.UUID]) -> None:
+    client = _client(retries=3)
+    if client is None:
+        return
+    try:
+        client.delete(*[_key(chat_id) for chat_id in chat_ids])
+    except (redis.RedisError, OSError) as exc:
+        _health.failed(exc)
+
+
 def _key(chat_id: uuid.UUID) -> str:
     return f"history:{chat_id}"
 

@@ -63,6 +63,44 @@ class Message(models.Model):
         return f"{self.type}: {self.content[:60]}"
 
 
+class FeedbackRating(models.TextChoices):
+    UP = "up", "Helpful"
+    DOWN = "down", "Not helpful"
+
+
+class FeedbackReason(models.TextChoices):
+    WRONG_PRODUCTS = "wrong_products", "Wrong products"
+    WRONG_INFORMATION = "wrong_information", "Wrong information"
+    NOT_HELPFUL = "not_helpful", "Not helpful"
+    OTHER = "other", "Other"
+
+
+class Feedback(models.Model):
+    """A shopper's rating of one reply (docs/api.md "Answer feedback"); at most one per reply,
+    replaced by the next."""
+
+    message = models.OneToOneField(
+        Message, on_delete=models.CASCADE, primary_key=True, related_name="feedback"
+    )
+    # The message's chat, so a chat's or a day's feedback is read without the messages.
+    chat = models.ForeignKey(
+        Chat, on_delete=models.CASCADE, related_name="feedback", db_index=False
+    )
+    rating = models.CharField(max_length=4, choices=FeedbackRating.choices)
+    reason = models.CharField(max_length=20, choices=FeedbackReason.choices, blank=True)
+    comment = models.TextField(blank=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["chat", "rating"], name="feedback_chat_rating"),
+            models.Index(fields=["updated_at"], name="feedback_updated"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rating} {self.reason}".rstrip()
+
+
 class EventStatus(models.TextChoices):
     IN_PROGRESS = "inProgress", "In progress"
     COMPLETED = "completed", "Completed"

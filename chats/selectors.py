@@ -60,6 +60,11 @@ _history_page = PreparedQuery(
             Cast("suggestions", TextField()),
             Cast("products", TextField()),
             UtcIsoTimestamp("created_at"),
+            # A reply's feedback by a LEFT JOIN on its primary key: no query per page.
+            "feedback__rating",
+            "feedback__reason",
+            "feedback__comment",
+            UtcIsoTimestamp("feedback__updated_at"),
             "total_items",
         )
     ),
@@ -77,6 +82,10 @@ class MessageRow(NamedTuple):
     suggestions_json: str | None  # the stored JSON text; None when the reply has none
     products_json: str | None
     created_at: str  # ISO 8601 in UTC ending in `Z`
+    feedback_rating: str | None  # None: the message has no feedback
+    feedback_reason: str | None
+    feedback_comment: str | None
+    feedback_updated_at: str | None
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from assistant_api.fields import StrictUUIDField
-from chats.models import Chat, Message
+from chats.models import Chat, Feedback, FeedbackRating, FeedbackReason, Message, MessageType
 from chats.selectors import MessageRow
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 
@@ -129,6 +129,60 @@ class ProductOutput(serializers.Serializer):
     flags = FlagOutput(many=True, required=False)
 
 
+MAX_FEEDBACK_COMMENT_CHARS = 1000
+REASON_WITH_UP = "A reason goes with a down rating only."
+
+
+class FeedbackInput(serializers.Serializer):
+    """The body of `PUT /v1/chats/{chatId}/messages/{messageId}/feedback`."""
+
+    rating = serializers.ChoiceField(choices=FeedbackRating.values)
+    reason = serializers.ChoiceField(choices=FeedbackReason.values, required=False)
+    comment = StrictCharField(
+        max_length=MAX_FEEDBACK_COMMENT_CHARS, required=False, allow_blank=True
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs.get("reason") and attrs["rating"] != FeedbackRating.DOWN:
+            raise serializers.ValidationError({"reason": [REASON_WITH_UP]})
+        return attrs
+
+
+@extend_schema_serializer(component_name="Feedback")
+class FeedbackOutput(serializers.Serializer):
+    """A shopper's rating of a reply; `reason` and `comment` are null when not given."""
+
+    messageId = serializers.UUIDField()
+    rating = serializers.ChoiceField(choices=FeedbackRating.values)
+    reason = serializers.ChoiceField(choices=FeedbackReason.values, allow_null=True)
+    comment = serializers.CharField(allow_null=True)
+    updatedAt = serializers.DateTimeField()
+
+
+def feedback_body(feedback: Feedback, *, message_id: str) -> dict[str, Any]:
+    """A reply's feedback as the API writes it (PUT); FeedbackOutput documents the shape."""
+    return feedback_shape(
+        message_id=message_id,
+        rating=feedback.rating,
+        reason=feedback.reason,
+        comment=feedback.comment,
+        updated_at=iso_timestamp(feedback.updated_at),
+    )
+
+
+def feedback_shape(
+    *, message_id: str, rating: str, reason: str | None, comment: str | None, updated_at: str
+) -> dict[str, Any]:
+    """Feedback alone or on its reply in the history: empty reason and comment are null."""
+    return {
+        "messageId": message_id,
+        "rating": rating,
+        "reason": reason or None,
+        "comment": comment or None,
+        "updatedAt": updated_at,
+    }
+
+
 @extend_schema_serializer(component_name="Message")
 class MessageOutput(serializers.ModelSerializer):
     id = serializers.UUIDField(source="uuid")
@@ -136,10 +190,24 @@ class MessageOutput(serializers.ModelSerializer):
     createdAt = serializers.DateTimeField(source="created_at")
     suggestions = serializers.ListField(child=serializers.CharField(), required=False)
     products = ProductOutput(many=True, required=False)
+    feedback = FeedbackOutput(
+        allow_null=True,
+        required=False,
+        help_text="On replies of type answer only: the shopper's feedback, null when none.",
+    )
 
     class Meta:
         model = Message
-        fields = ["id", "chatId", "type", "content", "suggestions", "products", "createdAt"]
+        fields = [
+            "id",
+            "chatId",
+            "type",
+            "content",
+            "suggestions",
+            "products",
+            "createdAt",
+            "feedback",
+        ]
 
     def to_representation(self, instance: Message) -> dict[str, Any]:
         # Not self.fields[...]: that builds every declared field (nested products too) per
@@ -153,6 +221,7 @@ class MessageOutput(serializers.ModelSerializer):
             suggestions=instance.suggestions,
             products=instance.products,
             created_at=iso_timestamp(instance.created_at),
+            feedback=None,  # only ever made for a reply just written
         )
 
 
@@ -165,15 +234,18 @@ def message_body(
     suggestions: Any,
     products: Any,
     created_at: str,
+    feedback: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    """A Message as the API writes it (docs/api.md#message): `suggestions` and `products` only when
-    the reply has some (None and empty values are left out)."""
+    """A Message as the API writes it (docs/api.md#message): `suggestions` and `products` only
+    when the reply has some (None and empty values are left out); `feedback` on every answer."""
     body: dict[str, Any] = {"id": id, "chatId": chat_id, "type": type, "content": content}
     if suggestions:
         body["suggestions"] = suggestions
     if products:
         body["products"] = products
     body["createdAt"] = created_at
+    if type == MessageType.ANSWER:
+        body["feedback"] = feedback
     return body
 
 
@@ -193,6 +265,19 @@ def message_row_output(row: MessageRow, *, chat_id: str) -> dict[str, Any]:
         suggestions=_stored_json(row.suggestions_json),
         products=_stored_json(row.products_json),
         created_at=row.created_at,
+        feedback=_row_feedback(row),
+    )
+
+
+def _row_feedback(row: MessageRow) -> dict[str, Any] | None:
+    if row.feedback_rating is None or row.feedback_updated_at is None:
+        return None
+    return feedback_shape(
+        message_id=row.id,
+        rating=row.feedback_rating,
+        reason=row.feedback_reason,
+        comment=row.feedback_comment,
+        updated_at=row.feedback_updated_at,
     )
 
 

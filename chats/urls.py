@@ -11,6 +11,7 @@ from chats.stream.views import chat_events
 from chats.views import (
     ChatMessageViewSet,
     ChatViewSet,
+    MessageFeedbackViewSet,
     create_chat_plain,
     list_messages_plain,
     retrieve_chat_plain,
@@ -43,4 +44,9 @@ urlpatterns = [
         name="chat-events",
     ),
     path("v1/chats/<str:chatId>/events", chat_events, name="chat-events-legacy"),
+    path(
+        "v1/chats/<str:chatId>/messages/<str:messageId>/feedback",
+        MessageFeedbackViewSet.as_view({"put": "update", "delete": "destroy"}),
+        name="message-feedback",
+    ),
 ]

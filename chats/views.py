@@ -18,10 +18,11 @@ from rest_framework.response import Response
 from accounts.authentication import request_api_key, request_organization
 from accounts.models import Organization
 from accounts.usage import quota_headers
-from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
+from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter, message_id_parameter
 from assistant_api.renderers import JSON, json_bytes, json_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
+from chats.feedback import feedback_delete, feedback_set
 from chats.history_cache import cached_page, page_store
 from chats.idempotency import idempotency_key_clean
 from chats.models import Chat
@@ -30,9 +31,12 @@ from chats.selectors import chat_get, message_page
 from chats.serializers import (
     ChatCreateInput,
     ChatOutput,
+    FeedbackInput,
+    FeedbackOutput,
     MessageCreateInput,
     MessageOutput,
     chat_body,
+    feedback_body,
     message_row_output,
 )
 from chats.services import chat_create
@@ -104,6 +108,50 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         organization = request_organization(request)
         headers = quota_headers(organization=organization) if outcome.status_code == 201 else {}
         return Response(outcome.body, status=outcome.status_code, headers=headers)
+
+
+class MessageFeedbackViewSet(viewsets.GenericViewSet):
+    """A reply's feedback (docs/api.md "Answer feedback"). Authentication comes from the
+    settings' classes; `feedback_chat` is the one place that turns the caller into a chat."""
+
+    @extend_schema(
+        operation_id="setMessageFeedback",
+        request=FeedbackInput,
+        parameters=[chat_id_parameter(), message_id_parameter()],
+        responses={200: FeedbackOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
+        summary="Rate a reply",
+        description=(
+            "Stores the shopper's rating of a reply of type `answer`, replacing any earlier "
+            "one. `reason` goes with `down` only; `comment` is at most 1,000 characters."
+        ),
+    )
+    def update(self, request: Request, chatId: str, messageId: str) -> HttpResponse:
+        chat = feedback_chat(request, chatId)
+        data = validated(FeedbackInput, request.data)
+        feedback = feedback_set(
+            chat=chat,
+            message_id=messageId,
+            rating=data["rating"],
+            reason=data.get("reason", ""),
+            comment=data.get("comment", ""),
+        )
+        return json_response(feedback_body(feedback, message_id=messageId))
+
+    @extend_schema(
+        operation_id="deleteMessageFeedback",
+        parameters=[chat_id_parameter(), message_id_parameter()],
+        responses={204: None, **ERROR_RESPONSES(401, 404, 422, 429)},
+        summary="Remove a reply's rating",
+        description="Removes the reply's feedback; 204 also when it had none.",
+    )
+    def destroy(self, request: Request, chatId: str, messageId: str) -> HttpResponse:
+        feedback_delete(chat=feedback_chat(request, chatId), message_id=messageId)
+        return HttpResponse(status=status.HTTP_204_NO_CONTENT)
+
+
+def feedback_chat(request: Request, chat_id: str) -> Chat:
+    """The chat the caller may rate replies of: one of its organization's."""
+    return chat_get(organization=request_organization(request), chat_id=chat_id, fresh=True)
 
 
 def chat_created_response(organization: Organization, body: Any) -> HttpResponse:

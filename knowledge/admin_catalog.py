@@ -15,6 +15,7 @@ from django.http import HttpRequest
 
 from knowledge import admin_imports  # noqa: F401  (registers the import history and form)
 from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.display import price_text
 from knowledge.models import Product, Store, StoreInventory
 from knowledge.search.vocabulary import search_terms_add, search_terms_of_products
 
@@ -94,7 +95,7 @@ class ProductAdmin(admin.ModelAdmin):
         "item_id",
         "brand",
         "category",
-        "price_paid",
+        "price_shown",
         "availability",
         "quantity",
         "organization",
@@ -131,9 +132,10 @@ class ProductAdmin(admin.ModelAdmin):
         ("History", {"fields": ["created_at", "updated_at"]}),
     ]
 
-    @admin.display(description="price paid", ordering="price")
-    def price_paid(self, obj: Product) -> str:
-        return f"{obj.current_price} {obj.currency}"
+    @admin.display(description="price", ordering="price")
+    def price_shown(self, obj: Product) -> str:
+        """The price a shopper pays now (the sale price when there is one)."""
+        return price_text(obj.current_price, obj.currency)
 
     def save_model(self, request: HttpRequest, obj: Product, form, change: bool) -> None:
         super().save_model(request, obj, form, change)

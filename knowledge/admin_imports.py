@@ -42,7 +42,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         "user",
         "source",
         "feed_name",
-        "status",
+        "outcome",
         "created",
         "updated",
         "removed",
@@ -58,7 +58,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         "source",
         ("feed_name", "inventory_name", "stores_name"),
         ("full", "strict"),
-        "status",
+        "outcome",
         ("created", "updated", "removed"),
         "other_counts",
         ("started_at", "finished_at"),
@@ -73,7 +73,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         "stores_name",
         "full",
         "strict",
-        "status",
+        "outcome",
         "created",
         "updated",
         "removed",
@@ -88,6 +88,10 @@ class ImportRunAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: ImportRun | None = None) -> bool:
         return False
+
+    @admin.display(description="outcome", ordering="status")
+    def outcome(self, obj: ImportRun) -> str:
+        return import_outcome(obj)
 
     @admin.display(description="stores and inventory")
     def other_counts(self, obj: ImportRun) -> str:
@@ -111,7 +115,7 @@ class ImportRunAdmin(admin.ModelAdmin):
         form = CatalogImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
             run = self._import(request, form.cleaned_data)
-            level = messages.SUCCESS if run.status == ImportStatus.SUCCEEDED else messages.ERROR
+            level = _message_level(run)
             self.message_user(request, _message(run), level)
             return HttpResponseRedirect(reverse("admin:knowledge_importrun_change", args=[run.pk]))
         context = {
@@ -144,13 +148,36 @@ class ImportRunAdmin(admin.ModelAdmin):
         return run
 
 
+def import_outcome(run: ImportRun) -> str:
+    """What the import did in a few words: a run that skipped bad rows did not fully succeed."""
+    if run.summary.get("aborted"):
+        return "Aborted (strict): nothing changed"
+    if run.status == ImportStatus.FAILED:
+        return "Failed"
+    if run.error_count:
+        return f"Imported with {_count(run.error_count, 'rejected row')}"
+    return "Succeeded"
+
+
+def _message_level(run: ImportRun) -> int:
+    if run.status != ImportStatus.SUCCEEDED:
+        return messages.ERROR
+    return messages.WARNING if run.error_count else messages.SUCCESS
+
+
 def _message(run: ImportRun) -> str:
     summary = f"{run.created} created, {run.updated} updated, {run.removed} removed"
     if run.summary.get("aborted"):
         return f"Import aborted (strict): nothing was changed; {run.error_count} errors."
     if run.status == ImportStatus.FAILED:
         return f"A file could not be read and was not imported; {summary}."
-    return f"Imported {run.feed_name}: {summary}; {run.error_count} errors, {run.warning_count} warnings."
+    rejected = f" with {_count(run.error_count, 'rejected row')}" if run.error_count else ""
+    warnings = f"; {_count(run.warning_count, 'warning')}" if run.warning_count else ""
+    return f"Imported {run.feed_name}{rejected}: {summary}{warnings}."
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def problems_table(summary: dict) -> str:

@@ -56,3 +56,52 @@ def screenshot(driver, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+PHONE = (390, 844)
+LAPTOP = (1366, 768)
+
+
+def sign_in(driver, base_url: str, username: str, password: str) -> None:
+    """Signs in to the admin console through its own form, as a person would."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(f"{base_url}/admin/login/")
+    driver.find_element(By.NAME, "username").send_keys(username)
+    driver.find_element(By.NAME, "password").send_keys(password)
+    driver.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
+    WebDriverWait(driver, 20).until(
+        lambda _: (
+            driver.find_elements(By.ID, "user-tools")
+            or driver.find_elements(By.CSS_SELECTOR, ".errornote")
+        )
+    )
+    if not driver.find_elements(By.ID, "user-tools"):
+        raise AssertionError(f"sign-in failed: {driver.find_element(By.TAG_NAME, 'body').text}")
+
+
+def overflow_px(driver) -> int:
+    """How far the page is wider than the window (0: nothing scrolls sideways)."""
+    return int(
+        driver.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        )
+    )
+
+
+def page_height(driver) -> int:
+    return int(driver.execute_script("return document.documentElement.scrollHeight"))
+
+
+def right_edge(driver, css: str) -> float:
+    """Where an element ends on the x axis, in CSS pixels from the window's left."""
+    return float(
+        driver.execute_script(
+            "return document.querySelector(arguments[0]).getBoundingClientRect().right", css
+        )
+    )
+
+
+def window_width(driver) -> int:
+    return int(driver.execute_script("return document.documentElement.clientWidth"))

@@ -43,20 +43,32 @@ def test_key_list_shows_its_columns(operator_client, tenant):
         "Created at",
         "Last used at",
         "Expires at",
-        "Revoked",
+        "Status",
     ):
         assert column in page
     assert tenant.api_key.prefix in page
 
 
-def test_revoke_action_refuses_the_key_and_is_final(operator_client, tenant):
+def test_revoke_action_asks_first_then_refuses_the_key_for_good(operator_client, tenant):
+    # Given the action chosen on the list: a confirmation page, nothing revoked yet
+    chosen = {"action": "revoke_selected", "_selected_action": [tenant.api_key.pk]}
+    confirm = operator_client.post("/admin/accounts/apikey/", chosen)
+    assert confirm.status_code == 200
+    assert "Yes, revoke" in confirm.content.decode()
+    assert tenant.api_key.prefix in confirm.content.decode()
+    tenant.api_key.refresh_from_db()
+    assert tenant.api_key.revoked_at is None
+    assert tenant.client.get("/v1/chats/x").status_code == 404
+
+    # When confirmed
     response = operator_client.post(
-        "/admin/accounts/apikey/",
-        {"action": "revoke_selected", "_selected_action": [tenant.api_key.pk]},
-        follow=True,
+        "/admin/accounts/apikey/", {**chosen, "post": "yes"}, follow=True
     )
+
+    # Then the key is refused, and the list says so in words
     assert "Revoked 1 API key" in response.content.decode()
     assert tenant.client.get("/v1/chats/x").status_code == 401
+    assert '<span class="key-status key-revoked">Revoked</span>' in response.content.decode()
 
     # A revoked key's page is read-only: a change cannot bring it back.
     change_url = f"/admin/accounts/apikey/{tenant.api_key.pk}/change/"
@@ -64,6 +76,72 @@ def test_revoke_action_refuses_the_key_and_is_final(operator_client, tenant):
     tenant.api_key.refresh_from_db()
     assert tenant.api_key.revoked_at is not None
     assert 'name="name"' not in operator_client.get(change_url).content.decode()
+
+
+def test_a_key_page_revokes_after_confirmation_and_never_offers_delete(superuser_client, tenant):
+    change_url = f"/admin/accounts/apikey/{tenant.api_key.pk}/change/"
+    revoke_url = f"/admin/accounts/apikey/{tenant.api_key.pk}/revoke/"
+    page = superuser_client.get(change_url).content.decode()
+    assert revoke_url in page and "deletelink" not in page
+
+    assert "Yes, revoke" in superuser_client.get(revoke_url).content.decode()
+    assert superuser_client.post(revoke_url, {"post": "yes"}).status_code == 302
+    tenant.api_key.refresh_from_db()
+    assert tenant.api_key.revoked_at is not None
+
+    page = superuser_client.get(change_url).content.decode()
+    assert revoke_url not in page and "deletelink" not in page
+    delete_url = f"/admin/accounts/apikey/{tenant.api_key.pk}/delete/"
+    assert superuser_client.post(delete_url, {"post": "yes"}).status_code == 403
+    listing = superuser_client.get("/admin/accounts/apikey/").content.decode()
+    assert "delete_selected" not in listing
+    assert ApiKey.objects.filter(pk=tenant.api_key.pk).exists()
+
+
+def test_key_status_filter_reads_active_revoked_expired(operator_client, tenant):
+    from django.utils import timezone
+
+    from accounts.services import api_key_issue, api_key_revoke
+
+    revoked = api_key_issue(organization=tenant.organization, name="old").api_key
+    api_key_revoke(prefix=revoked.prefix)
+    expired = api_key_issue(organization=tenant.organization, name="ended").api_key
+    ApiKey.objects.filter(pk=expired.pk).update(expires_at=timezone.now())
+
+    def listed(status: str) -> set[str]:
+        page = operator_client.get("/admin/accounts/apikey/", {"status": status})
+        return {k.prefix for k in ApiKey.objects.all() if k.prefix in page.content.decode()}
+
+    assert listed("active") == {tenant.api_key.prefix}
+    assert listed("revoked") == {revoked.prefix}
+    assert listed("expired") == {expired.prefix}
+    assert "By status" in operator_client.get("/admin/accounts/apikey/").content.decode()
+
+
+def test_organization_page_links_to_its_keys_chatbots_catalog_usage_and_chats(
+    operator_client, tenant
+):
+    page = operator_client.get(
+        f"/admin/accounts/organization/{tenant.organization.pk}/change/"
+    ).content.decode()
+    filtered = f"?organization__id__exact={tenant.organization.pk}"
+    for listing in (
+        "/admin/accounts/apikey/",
+        "/admin/accounts/chatbot/",
+        "/admin/knowledge/product/",
+        "/admin/chats/chat/",
+    ):
+        assert f'href="{listing}{filtered}"' in page
+    assert f"/admin/accounts/organization/{tenant.organization.pk}/usage/" in page
+    # The greeting is edited on the chatbot's own page, not in the organization's table.
+    assert "chatbots-0-greeting" not in page
+
+
+def test_console_names_itself_and_view_site_leads_to_the_api_reference(operator_client):
+    page = operator_client.get("/admin/").content.decode()
+    assert "Shopping assistant console" in page and "Django administration" not in page
+    assert 'href="/docs/"' in page
+    assert operator_client.get("/docs/").status_code == 200
 
 
 def test_operator_manages_organizations_and_quotas(operator_client):
@@ -213,3 +291,37 @@ def test_sending_the_add_form_again_issues_no_second_key(operator_client, tenant
     fields["issue_token"] = re.search(r'name="issue_token" value="([0-9a-f]{32})"', fresh).group(1)
     operator_client.post("/admin/accounts/apikey/add/", fields)
     assert ApiKey.objects.filter(name="reloaded").count() == 2
+
+
+def test_role_groups_hold_exactly_their_permissions(db):
+    from django.contrib.auth.models import Group
+
+    from accounts.roles import OPERATOR_PERMISSIONS, OPERATORS, SUPPORT, SUPPORT_PERMISSIONS
+
+    for name, grants in ((OPERATORS, OPERATOR_PERMISSIONS), (SUPPORT, SUPPORT_PERMISSIONS)):
+        wanted = {
+            f"{app}.{action}_{model}"
+            for app, models in grants.items()
+            for model, actions in models.items()
+            for action in actions
+        }
+        held = {
+            f"{p.content_type.app_label}.{p.codename}"
+            for p in Group.objects.get(name=name).permissions.select_related("content_type")
+        }
+        assert held == wanted, name
+    assert "chats.delete_chat" not in {
+        f"{app}.{action}_{model}"
+        for app, models in SUPPORT_PERMISSIONS.items()
+        for model, actions in models.items()
+        for action in actions
+    }
+
+
+def test_operators_erase_but_never_delete_a_chat_from_its_page(operator_client, tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    page = operator_client.get(f"/admin/chats/chat/{chat.pk}/change/").content.decode()
+    assert "deletelink" not in page
+    response = operator_client.post(f"/admin/chats/chat/{chat.pk}/delete/", {"post": "yes"})
+    assert response.status_code == 403
+    assert "erase_users" in operator_client.get("/admin/chats/chat/").content.decode()

@@ -241,7 +241,7 @@ def test_empty_snapshots_are_left_out(tenant, chat, suggestions, products, shown
 
     (item,) = page(tenant, chat)["items"]
 
-    assert set(item) - {"id", "chatId", "type", "content", "createdAt"} == shown
+    assert set(item) - {"id", "chatId", "type", "content", "createdAt", "feedback"} == shown
     assert orjson.dumps(item) == as_before(Message.objects.get(pk=message.pk))
 
 

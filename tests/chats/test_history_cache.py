@@ -218,3 +218,36 @@ def test_without_redis_history_is_read_from_the_database():
     assert before.status_code == 200 and before.json()["totalItems"] == 0
     assert sent.status_code == 201
     assert after.status_code == 200 and after.json()["totalItems"] == 2
+
+
+def test_feedback_drops_the_kept_pages_like_a_message_does(cache_on):
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    reply = MessageFactory(chat=chat, type="answer")
+    feedback_url = f"/v1/chats/{chat.id}/messages/{reply.uuid}/feedback"
+    assert history(tenant.client, chat.id)["items"][0]["feedback"] is None
+    assert cache_on.hlen(f"history:{chat.id}") == 2  # the token and the page
+
+    tenant.client.put(feedback_url, {"rating": "up"}, format="json")
+    assert history(tenant.client, chat.id)["items"][0]["feedback"]["rating"] == "up"
+
+    tenant.client.delete(feedback_url)
+    assert history(tenant.client, chat.id)["items"][0]["feedback"] is None
+
+
+def test_an_erased_shoppers_cached_pages_are_never_served_again(cache_on):
+    from django.core.management import call_command
+
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    MessageFactory(chat=chat, content="My phone number is 555-0100")
+    assert history(tenant.client, chat.id)["totalItems"] == 1  # read once: the page is kept
+    assert cache_on.exists(f"history:{chat.id}")
+
+    call_command("erase_user", str(tenant.organization.pk), str(chat.user_id), "--json")
+
+    assert not cache_on.exists(f"history:{chat.id}")
+    response = tenant.client.get(f"/v1/chats/{chat.id}/messages")
+    # The worker may still know the chat for CHAT_CACHE_SECONDS, never its messages.
+    assert response.status_code == 404 or response.json()["items"] == []
+    assert b"555-0100" not in response.content

@@ -49,7 +49,17 @@ def test_reply_is_201_message_with_products_and_suggestions(shop):
 
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"id", "chatId", "type", "content", "suggestions", "products", "createdAt"}
+    assert set(body) == {
+        "id",
+        "chatId",
+        "type",
+        "content",
+        "suggestions",
+        "products",
+        "createdAt",
+        "feedback",
+    }
+    assert body["feedback"] is None  # a new reply has none yet
     assert body["type"] == "answer" and body["chatId"] == chat_id
     assert uuid.UUID(body["id"]).version == 4 and body["createdAt"].endswith("Z")
     assert 1 <= len(body["products"]) <= shop.chatbot.max_products

@@ -159,3 +159,23 @@ def test_inline_offers_only_the_products_organizations_stores(superuser_client, 
 
     assert "Berlin Mitte" in page
     assert "Other Shop Store" not in page
+
+
+def test_product_list_heads_the_price_price_and_writes_it_with_the_currency(
+    operator_client, catalog
+):
+    from decimal import Decimal
+
+    Product = type(catalog["runner"])
+    Product.objects.filter(pk=catalog["runner"].pk).update(
+        price=Decimal("499"), sale_price=None, currency="EUR"
+    )
+    Product.objects.filter(pk=catalog["mug"].pk).update(
+        price=Decimal("20"), sale_price=Decimal("12.5"), currency="USD"
+    )
+
+    page = operator_client.get(PRODUCTS).content.decode()
+
+    assert "Price paid" not in page and ">Price</a>" in page
+    assert "€499.00" in page
+    assert "$12.50" in page  # the sale price is what the shopper pays now

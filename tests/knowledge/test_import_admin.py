@@ -38,7 +38,12 @@ def test_operator_imports_feed_stores_and_inventory_and_sees_the_summary(operato
 
     assert response.status_code == 200
     page = response.content.decode()
-    assert "Imported products.tsv: 2 created, 0 updated, 0 removed; 1 errors, 1 warnings." in page
+    assert (
+        "Imported products.tsv with 1 rejected row: 2 created, 0 updated, 0 removed; 1 warning."
+        in page
+    )
+    assert 'class="warning"' in page and 'class="success"' not in page  # not a green banner
+    assert "Imported with 1 rejected row" in page  # the run's outcome
     assert 'id="import-problems"' in page
     assert "price: &quot;free&quot; is not an amount" in page
     assert "has check digit 2, expected 1" in page

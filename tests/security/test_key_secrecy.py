@@ -89,6 +89,7 @@ def admin_revoke(admin: httpx.Client, prefix: str) -> None:
         data={
             "action": "revoke_selected",
             "_selected_action": [pk],
+            "post": "yes",  # the confirmation page's answer
             "csrfmiddlewaretoken": csrf_token(listing),
         },
     )
