@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.models import ApiKey, Chatbot, Organization
+from accounts.models import ApiKey, Chatbot, Organization, Scope
 from accounts.origins import allowed_origins_clean
 from accounts.services import api_key_issue, api_key_revoke
 from accounts.usage_report import HIGHLIGHT_SHARE, usage_csv, usage_report, with_month_messages
@@ -145,9 +145,19 @@ class ApiKeyForm(forms.ModelForm):
         widget=forms.HiddenInput, initial=lambda: uuid.uuid4().hex, required=False
     )
 
+    scope = forms.ChoiceField(
+        choices=Scope.choices,
+        initial=Scope.CHAT,
+        required=False,
+        help_text="Chat: the chat operations. Catalog: the catalog API (product and stock updates).",
+    )
+
     class Meta:
         model = ApiKey
-        fields = ["organization", "environment", "name", "expires_at"]
+        fields = ["organization", "environment", "scope", "name", "expires_at"]
+
+    def clean_scope(self) -> str:
+        return self.cleaned_data.get("scope") or Scope.CHAT
 
     def clean_expires_at(self):
         expires_at = self.cleaned_data.get("expires_at")
@@ -166,24 +176,31 @@ class ApiKeyAdmin(admin.ModelAdmin):
         "prefix",
         "organization",
         "environment",
+        "scope",
         "name",
         "created_at",
         "last_used_at",
         "expires_at",
         "revoked",
     ]
-    list_filter = ["environment", ("revoked_at", admin.EmptyFieldListFilter), "organization"]
+    list_filter = [
+        "environment",
+        "scope",
+        ("revoked_at", admin.EmptyFieldListFilter),
+        "organization",
+    ]
     search_fields = ["prefix", "name", "organization__name"]
     list_select_related = ["organization"]
     actions = ["revoke_selected"]
 
     def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
         if obj is None:
-            return ["organization", "environment", "name", "expires_at", "issue_token"]
+            return ["organization", "environment", "scope", "name", "expires_at", "issue_token"]
         return [
             "prefix",
             "organization",
             "environment",
+            "scope",
             "name",
             "expires_at",
             "created_at",
@@ -194,7 +211,15 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> list[str]:
         if obj is None:
             return []
-        return ["prefix", "organization", "environment", "created_at", "last_used_at", "revoked_at"]
+        return [
+            "prefix",
+            "organization",
+            "environment",
+            "scope",
+            "created_at",
+            "last_used_at",
+            "revoked_at",
+        ]
 
     def has_change_permission(self, request: HttpRequest, obj: ApiKey | None = None) -> bool:
         # A revoked key is final: it cannot be edited back to life.
@@ -215,6 +240,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             environment=obj.environment,
             name=obj.name,
             expires_at=obj.expires_at,
+            scope=obj.scope,
         )
         obj.pk = issued.api_key.pk
         obj.prefix = issued.api_key.prefix

@@ -196,6 +196,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 # The admin's catalog import form uploads whole feeds.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 ADMIN_MAX_BODY_BYTES = env_int("ADMIN_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# The catalog API's batches: 1,000 products with descriptions.
+CATALOG_MAX_BODY_BYTES = env_int("CATALOG_MAX_BODY_BYTES", 16 * 1024 * 1024)
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -249,7 +251,8 @@ CORS_ALLOW_HEADERS = ["content-type"]
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every /v1 view needs a key of the chat scope unless it names another (accounts/scopes.py).
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.scopes.ChatScope"],
     "DEFAULT_RENDERER_CLASSES": ["assistant_api.renderers.JsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["assistant_api.parsers.JsonParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "assistant_api.negotiation.JsonFirstNegotiation",

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from accounts.views import UsageView
 from assistant_api import views
 from chats.urls import urlpatterns as chat_routes
+from knowledge.catalog.urls import urlpatterns as catalog_routes
 from knowledge.pdp.urls import urlpatterns as pdp_routes
 
 # Tried in order: the public PDP GET, the busiest route (every product page view), comes
@@ -12,6 +13,7 @@ from knowledge.pdp.urls import urlpatterns as pdp_routes
 urlpatterns = [
     *pdp_routes,
     *chat_routes,
+    *catalog_routes,
     path("v1/usage", UsageView.as_view(), name="usage"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),

@@ -125,6 +125,20 @@ class SearchTerm(models.Model):
         return self.term
 
 
+class CatalogVersion(models.Model):
+    """Changes whenever the words of an organization's catalog may have changed (a product
+    added, removed, or its brand or category changed; any import): workers keep those words
+    (knowledge/engines/catalog/vocabulary.py) until it changes."""
+
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    stamp = models.UUIDField(default=uuid.uuid4)
+
+    def __str__(self) -> str:
+        return str(self.stamp)
+
+
 class ImportStatus(models.TextChoices):
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
@@ -177,6 +191,13 @@ class PdpQuestionSet(models.Model):
     url = models.URLField("canonical URL", max_length=2048)
     product_title = models.CharField(max_length=500, null=True, blank=True)
     requests = models.PositiveBigIntegerField(default=0)
+    generated = models.BooleanField(
+        default=True,
+        help_text=(
+            "The questions are as generated from the catalog, and follow its changes; "
+            "an operator's edit keeps them as edited."
+        ),
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -22,6 +22,8 @@ from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
 from accounts.authentication import request_api_key
+from accounts.models import Scope
+from accounts.scopes import scope_require
 from assistant_api.errors import ApplicationError, ValidationFailedError
 from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
@@ -43,10 +45,16 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
         api_key = request_api_key(request)
+        scope_require(api_key, Scope.CHAT)
         key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
         after = resume_position(request)
-    except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:
+    except (
+        drf.NotAuthenticated,
+        drf.AuthenticationFailed,
+        drf.PermissionDenied,
+        ApplicationError,
+    ) as exc:
         return error_response(exc, request)
 
     now = timezone.now()

@@ -53,7 +53,7 @@ def products_import(
             continue
         for warning in row.warnings:
             report.warning(file=file_name, line=row.line, item_id=row.item_id, message=warning)
-        terms |= product_terms(**{name: row.fields[name] for name in _TERM_FIELDS})
+        terms |= row_terms(row)
         batch.append(row)
         imported += 1
         if len(batch) >= BATCH_SIZE:
@@ -74,12 +74,30 @@ def products_import(
         _refresh_statistics()
 
 
-_TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "color", "material")
+TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "color", "material")
 
 
 def _write(organization: Organization, rows: list[ProductRow], report: ImportReport) -> None:
+    outcomes = products_write(organization=organization, rows=rows)
+    for row in rows:
+        outcome = outcomes[row.item_id]
+        if outcome == CREATED:
+            report.products.created += 1
+        elif outcome == UPDATED:
+            report.products.updated += 1
+            report.changed_urls.add(row.fields["url"])
+
+
+CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
+
+
+def products_write(*, organization: Organization, rows: list[ProductRow]) -> dict[str, str]:
+    """Upserts checked rows (unique item ids): item id -> created, updated or unchanged.
+
+    The one write of product rows, for the feed import and the catalog API alike.
+    """
     if not rows:
-        return
+        return {}
     existing = {
         values["item_id"]: values
         for values in Product.objects.filter(
@@ -87,15 +105,17 @@ def _write(organization: Organization, rows: list[ProductRow], report: ImportRep
         ).values("item_id", *IMPORTED_FIELDS)
     }
     now = timezone.now()
+    outcomes: dict[str, str] = {}
     changed: list[Product] = []
     for row in rows:
         old = existing.get(row.item_id)
         if old is None:
-            report.products.created += 1
+            outcomes[row.item_id] = CREATED
         elif any(old[name] != row.fields[name] for name in IMPORTED_FIELDS):
-            report.products.updated += 1
+            outcomes[row.item_id] = UPDATED
         else:
-            continue  # identical: re-importing the same feed changes nothing
+            outcomes[row.item_id] = UNCHANGED  # re-importing the same feed changes nothing
+            continue
         changed.append(
             Product(
                 organization=organization,
@@ -113,6 +133,12 @@ def _write(organization: Organization, rows: list[ProductRow], report: ImportRep
             unique_fields=["organization", "item_id"],
             update_fields=[*IMPORTED_FIELDS, "updated_at"],
         )
+    return outcomes
+
+
+def row_terms(row: ProductRow) -> set[str]:
+    """The searchable words of a checked row (for typo correction)."""
+    return product_terms(**{name: row.fields[name] for name in TERM_FIELDS})
 
 
 def _remove_missing(organization: Organization, seen: dict[str, int]) -> int:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from assistant_api.db_statements import statements_unprepared
+from knowledge.catalog.freshness import catalog_changed
 from knowledge.catalog.import_inventory import inventory_import
 from knowledge.catalog.import_products import products_import
 from knowledge.catalog.import_stores import stores_import
@@ -67,6 +68,7 @@ def catalog_import(
                 _run_step(organization, file, step, options, report, on_read)
             if strict and (report.error_count or report.failed_files):
                 raise _StrictAbort
+            catalog_changed(organization=organization, words=True, urls=report.changed_urls)
     except _StrictAbort:
         report.aborted = True
         report.products, report.inventory, report.stores = Counts(), Counts(), Counts()

@@ -59,25 +59,46 @@ def question_set_get_or_generate(
 
 
 def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
-    """Replaces the set's questions with freshly generated ones (the admin's action).
+    """Replaces the set's questions with freshly generated ones (the admin's action); from
+    then on the set follows the catalog's changes again.
 
     False, and nothing changed, when the catalog no longer has a product at the set's URL.
     """
     product = product_for_url(organization_id=question_set.organization_id, url=question_set.url)
     if product is None:
         return False
-    questions = questions_generate(product)
+    _questions_replace(question_set, product.title, questions_generate(product))
+    return True
+
+
+def question_sets_follow_catalog(*, organization: Organization, urls: Collection[str]) -> None:
+    """After the products at `urls` changed: their generated sets (not those an operator
+    edited) are generated again, and written when the questions or title differ."""
+    question_sets = PdpQuestionSet.objects.filter(
+        organization=organization, url__in=urls, generated=True
+    ).prefetch_related("questions")
+    for question_set in question_sets:
+        product = product_for_url(organization_id=organization.pk, url=question_set.url)
+        if product is None:
+            continue
+        questions = questions_generate(product)
+        current = [question.text for question in question_set.questions.all()]
+        if questions != current or product.title != question_set.product_title:
+            _questions_replace(question_set, product.title, questions)
+
+
+def _questions_replace(question_set: PdpQuestionSet, title: str, questions: list[str]) -> None:
     with transaction.atomic():
         question_set.questions.all().delete()
         PdpQuestion.objects.bulk_create(
             PdpQuestion(question_set=question_set, text=text, rank=rank)
             for rank, text in enumerate(questions, start=1)
         )
-        question_set.product_title = product.title
+        question_set.product_title = title
+        question_set.generated = True
         question_set.updated_at = timezone.now()
-        question_set.save(update_fields=["product_title", "updated_at"])
+        question_set.save(update_fields=["product_title", "generated", "updated_at"])
     served_sets.evict(question_set.id)  # this process at once; others by updated_at
-    return True
 
 
 def question_set_renumber(
@@ -100,5 +121,8 @@ def question_set_renumber(
     with transaction.atomic():
         if changed:
             PdpQuestion.objects.bulk_update(changed, ["rank"])
-        PdpQuestionSet.objects.filter(pk=question_set.pk).update(updated_at=timezone.now())
+        # An operator's edit: the set keeps it, no longer following the catalog.
+        PdpQuestionSet.objects.filter(pk=question_set.pk).update(
+            updated_at=timezone.now(), generated=False
+        )
     served_sets.evict(question_set.id)
