@@ -23,6 +23,7 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "pdpquestion": ("add", "change", "delete", "view"),
         # Adding an import run is running the admin import form.
         "importrun": ("add", "view"),
+        "feedsource": ("add", "change", "delete", "view"),
     },
     "chats": {"chat": ("view",), "message": ("view",), "event": ("view",)},
     # Admin sign-ins (django-axes): deleting an access attempt lifts its lockout.

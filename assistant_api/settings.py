@@ -336,6 +336,17 @@ SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
 # 0 writes each request's count at once (knowledge/pdp/counting.py).
 PDP_COUNT_FLUSH_SECONDS = float(os.environ.get("PDP_COUNT_FLUSH_SECONDS", "1.0"))
 
+# Scheduled feed fetches (`sync_catalogs`, knowledge/sources/fetch.py).
+CATALOG_FETCH_TIMEOUT_SECONDS = float(os.environ.get("CATALOG_FETCH_TIMEOUT_SECONDS", "60"))
+CATALOG_FETCH_MAX_BYTES = env_int("CATALOG_FETCH_MAX_BYTES", 1024 * 1024 * 1024)
+CATALOG_FETCH_RETRIES = env_int("CATALOG_FETCH_RETRIES", 3)
+CATALOG_FETCH_BACKOFF_SECONDS = float(os.environ.get("CATALOG_FETCH_BACKOFF_SECONDS", "2"))
+# Feeds on loopback, private, link-local or reserved addresses (an on-premise feed server):
+# refused unless set, since a feed URL could otherwise reach the deployment's own services.
+CATALOG_FETCH_ALLOW_PRIVATE_ADDRESSES = env_bool("CATALOG_FETCH_ALLOW_PRIVATE_ADDRESSES")
+# Hosts a feed may redirect to besides its own (a CDN), comma-separated.
+CATALOG_FETCH_REDIRECT_HOSTS = env_list("CATALOG_FETCH_REDIRECT_HOSTS")
+
 # The `openai` assistant engine: any server speaking the OpenAI Chat Completions protocol
 # (README "Language-model engine"). An empty base URL means the client's default (OpenAI).
 OPENAI_BASE_URL = os.environ.get("OPENAI_BASE_URL", "").strip()

@@ -60,10 +60,10 @@ def products_import(
             _write(organization, batch, report)
             batch = []
     _write(organization, batch, report)
-    if full and rows and not imported:
-        raise FeedFileError(
-            "no row could be imported: a full import would have removed every product"
-        )
+    if full and not imported:
+        # A feed that suddenly has no rows (a broken export) must not empty the catalog.
+        reason = "no row could be imported" if rows else "the feed has no items"
+        raise FeedFileError(f"{reason}: a full import would have removed every product")
     if full:
         report.products.removed += _remove_missing(organization, seen)
         search_terms_replace(organization=organization, terms=terms)
