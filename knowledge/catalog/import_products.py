@@ -12,6 +12,7 @@ from knowledge.catalog.report import ImportReport
 from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, missing_columns, product_row
 from knowledge.feeds.records import FeedFileError, read_records
 from knowledge.models import Product
+from knowledge.pdp.generation import questions_inputs_differ
 from knowledge.search.schema_postgres import SEARCH_VECTOR_INDEX
 from knowledge.search.vocabulary import product_terms, search_terms_add, search_terms_replace
 
@@ -78,23 +79,25 @@ TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "col
 
 
 def _write(organization: Organization, rows: list[ProductRow], report: ImportReport) -> None:
-    outcomes = products_write(organization=organization, rows=rows)
-    for row in rows:
-        outcome = outcomes[row.item_id]
+    outcomes = products_write(organization=organization, rows=rows, pages=report.changed_urls)
+    for outcome in outcomes.values():
         if outcome == CREATED:
             report.products.created += 1
         elif outcome == UPDATED:
             report.products.updated += 1
-            report.changed_urls.add(row.fields["url"])
 
 
 CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
 
 
-def products_write(*, organization: Organization, rows: list[ProductRow]) -> dict[str, str]:
+def products_write(
+    *, organization: Organization, rows: list[ProductRow], pages: set[str] | None = None
+) -> dict[str, str]:
     """Upserts checked rows (unique item ids): item id -> created, updated or unchanged.
 
-    The one write of product rows, for the feed import and the catalog API alike.
+    The one write of product rows, for the feed import and the catalog API alike. `pages`
+    receives the URLs of the products whose PDP questions may change (new ones, and changes
+    the questions read: knowledge/pdp/generation.py).
     """
     if not rows:
         return {}
@@ -116,6 +119,8 @@ def products_write(*, organization: Organization, rows: list[ProductRow]) -> dic
         else:
             outcomes[row.item_id] = UNCHANGED  # re-importing the same feed changes nothing
             continue
+        if pages is not None and (old is None or questions_inputs_differ(old, row.fields)):
+            pages.add(row.fields["url"])
         changed.append(
             Product(
                 organization=organization,

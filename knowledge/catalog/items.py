@@ -102,7 +102,8 @@ def catalog_items_apply(
         result.warnings = row.warnings
         rows.append((result, row))
 
-    outcomes = products_write(organization=organization, rows=[row for _, row in rows])
+    pages: set[str] = set()
+    outcomes = products_write(organization=organization, rows=[row for _, row in rows], pages=pages)
     for result, _row in rows:
         if outcomes[result.item_id] == CREATED:
             result.status = 201
@@ -127,7 +128,7 @@ def catalog_items_apply(
             old is None or any(getattr(old, name) != row.fields[name] for name in VOCABULARY_FIELDS)
             for old, row in written
         ),
-        urls={row.fields["url"] for _, row in written},
+        urls=pages,
     )
     return results
 
@@ -190,6 +191,7 @@ def store_stock_put(
     (outcome,) = inventory_write(
         stores={store_code: store}, products={item_id: product.pk}, rows=[row]
     )
-    if outcome != UNCHANGED:
+    if outcome == CREATED:
+        # The questions ask which stores have it once one does (knowledge/pdp/generation.py).
         catalog_changed(organization=organization, words=False, urls={product.url})
     return StockResult(201 if outcome == CREATED else 200)

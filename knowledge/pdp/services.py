@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Organization
-from knowledge.models import PdpQuestion, PdpQuestionSet
+from knowledge.models import PdpQuestion, PdpQuestionSet, Product
 from knowledge.pdp.generation import questions_generate
 from knowledge.pdp.selectors import FoundQuestionSet, product_for_url
 from knowledge.pdp.serving import question_set_serve, served_sets
@@ -72,10 +72,14 @@ def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
 
 
 def question_sets_follow_catalog(*, organization: Organization, urls: Collection[str]) -> None:
-    """After the products at `urls` changed: their generated sets (not those an operator
-    edited) are generated again, and written when the questions or title differ."""
+    """After the products at `urls` changed: their generated sets and those of their variants
+    (which ask about the group's sizes in stock), not those an operator edited, are generated
+    again, and written when the questions or title differ."""
+    products = Product.objects.filter(organization=organization)
+    groups = products.filter(url__in=urls).exclude(item_group_id="").values("item_group_id")
+    pages = {*urls, *products.filter(item_group_id__in=groups).values_list("url", flat=True)}
     question_sets = PdpQuestionSet.objects.filter(
-        organization=organization, url__in=urls, generated=True
+        organization=organization, url__in=pages, generated=True
     ).prefetch_related("questions")
     for question_set in question_sets:
         product = product_for_url(organization_id=organization.pk, url=question_set.url)

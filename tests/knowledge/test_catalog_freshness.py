@@ -101,6 +101,16 @@ def test_a_generated_question_set_follows_the_product_and_keeps_its_count(tenant
     assert after["id"] == before["id"] and after["requests"] == before["requests"] + 2
 
 
+def test_a_new_price_that_keeps_it_off_sale_leaves_the_set_alone(tenant, catalog):
+    put(catalog, 1)
+    generated_set(tenant)
+    stored = PdpQuestionSet.objects.get(organization=tenant.organization)
+
+    patch(catalog, 1, price="79.00 EUR", quantity=3)
+
+    assert PdpQuestionSet.objects.get(pk=stored.pk).updated_at == stored.updated_at
+
+
 def test_an_import_refreshes_generated_sets_too(tenant, tmp_path):
     feed = write(tmp_path / "feed.tsv", tsv([item(1)]))
     assert not run_import(str(tenant.organization.pk), str(feed))[1]
