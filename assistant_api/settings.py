@@ -271,8 +271,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Conversational Shopping Assistant API",
     "DESCRIPTION": (
-        "Chats, messages, the server-sent event stream of a chat and the public product "
-        "question sets. See CONTRACT.md for the behaviour behind every field."
+        "Chats, messages, the server-sent event stream of a chat, the public product "
+        "question sets and the catalog API (keys of the catalog scope). See CONTRACT.md and "
+        "docs/api.md for the behaviour behind every field."
     ),
     "VERSION": "0.0.1",
     "SERVE_INCLUDE_SCHEMA": False,

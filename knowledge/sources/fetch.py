@@ -97,18 +97,19 @@ def _fetch_once(url: str, etag: str, last_modified: str, credentials: Credential
     deadline = time.monotonic() + settings.CATALOG_FETCH_TIMEOUT_SECONDS
     origin_host = urlsplit(url).hostname
     timeout = httpx.Timeout(settings.CATALOG_FETCH_TIMEOUT_SECONDS)
-    with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
-        for _ in range(MAX_REDIRECTS + 1):
-            parts = _checked_url(url)
-            address = _checked_address(parts.hostname or "", parts.port or _default_port(parts))
-            headers = {"Host": parts.netloc.rpartition("@")[2], "Accept-Encoding": "gzip"}
-            if parts.hostname == origin_host:
-                headers.update(credentials.headers())
-                if etag:
-                    headers["If-None-Match"] = etag
-                if last_modified:
-                    headers["If-Modified-Since"] = last_modified
-            target = urlunsplit(parts._replace(netloc=_netloc(address, parts)))
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = _checked_url(url)
+        address = _checked_address(parts.hostname or "", parts.port or _default_port(parts))
+        headers = {"Host": parts.netloc.rpartition("@")[2], "Accept-Encoding": "gzip"}
+        if parts.hostname == origin_host:
+            headers.update(credentials.headers())
+            if etag:
+                headers["If-None-Match"] = etag
+            if last_modified:
+                headers["If-Modified-Since"] = last_modified
+        target = urlunsplit(parts._replace(netloc=_netloc(address, parts)))
+        # A client per hop: a pooled connection is never reused for another host name.
+        with httpx.Client(timeout=timeout, follow_redirects=False, trust_env=False) as client:
             try:
                 with client.stream(
                     "GET",
