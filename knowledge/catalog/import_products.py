@@ -131,6 +131,9 @@ def products_write(
             )
         )
     if changed:
+        # Rows locked in item id order: concurrent batches (catalog API clients, an import)
+        # touching the same items wait for each other instead of deadlocking.
+        changed.sort(key=lambda product: product.item_id)
         # One INSERT .. ON CONFLICT per batch; created_at is kept on update.
         Product.objects.bulk_create(
             changed,

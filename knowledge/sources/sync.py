@@ -93,7 +93,14 @@ def source_sync(*, source: FeedSource) -> SyncOutcome:
         report.error(file=source.products_url, line=None, message=str(exc))
         report.failed_files.append(source.products_url)
         run = import_run_record(
-            organization=organization, report=report, source=SOURCE, started_at=started_at
+            organization=organization,
+            report=report,
+            source=SOURCE,
+            started_at=started_at,
+            feed_name=source.products_url,
+            inventory_name=source.inventory_url,
+            stores_name=source.stores_url,
+            full=source.full,
         )
         return SyncOutcome(organization, FAILED, str(exc), run.pk)
 
