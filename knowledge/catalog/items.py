@@ -81,6 +81,27 @@ def _apply(organization: Organization, changes: list[ItemChange]) -> list[ItemRe
             organization=organization, item_id__in={change.item_id for change in changes}
         )
     }
+    results, rows, deleted = _checked(changes, existing)
+    pages: set[str] = set()
+    outcomes = products_write(organization=organization, rows=[row for _, row in rows], pages=pages)
+    for result, _row in rows:
+        if outcomes[result.item_id] == CREATED:
+            result.status = 201
+    if deleted:
+        Product.objects.filter(pk__in=[product.pk for product in deleted]).delete()
+    written = [
+        (existing.get(row.item_id), row)
+        for result, row in rows
+        if outcomes[result.item_id] != UNCHANGED
+    ]
+    _renew(organization, written, deleted=bool(deleted), pages=pages)
+    return results
+
+
+def _checked(
+    changes: list[ItemChange], existing: dict[str, Product]
+) -> tuple[list[ItemResult], list[tuple[ItemResult, ProductRow]], list[Product]]:
+    """A result per change; the rows to write (with their results) and the products to delete."""
     results: list[ItemResult] = []
     rows: list[tuple[ItemResult, ProductRow]] = []
     deleted: list[Product] = []
@@ -93,50 +114,41 @@ def _apply(organization: Organization, changes: list[ItemChange]) -> list[ItemRe
             _refuse(result, [DUPLICATE_ITEM.format(index=first)])
             continue
         product = existing.get(change.item_id)
-        if change.method != PUT and product is None:
+        if product is None and change.method != PUT:
             result.status = 404
             result.message = PRODUCT_NOT_FOUND.format(item_id=change.item_id)
-            continue
-        if change.method == DELETE:
+        elif product is not None and change.method == DELETE:
             result.status = 204
-            deleted.append(product)  # type: ignore[arg-type]
-            continue
-        row = _checked_row(change, product)
-        if row.problems:
+            deleted.append(product)
+        elif (row := _checked_row(change, product)).problems:
             _refuse(result, row.problems)
-            continue
-        result.warnings = row.warnings
-        rows.append((result, row))
+        else:
+            result.warnings = row.warnings
+            rows.append((result, row))
+    return results, rows, deleted
 
-    pages: set[str] = set()
-    outcomes = products_write(organization=organization, rows=[row for _, row in rows], pages=pages)
-    for result, _row in rows:
-        if outcomes[result.item_id] == CREATED:
-            result.status = 201
-    if deleted:
-        Product.objects.filter(pk__in=[product.pk for product in deleted]).delete()
 
-    written = [
-        (existing.get(row.item_id), row)
-        for result, row in rows
-        if outcomes[result.item_id] != UNCHANGED
-    ]
+def _renew(
+    organization: Organization,
+    written: list[tuple[Product | None, ProductRow]],
+    *,
+    deleted: bool,
+    pages: set[str],
+) -> None:
+    """What the written rows (with the products they replaced) change beyond themselves: the
+    words search corrects to, and what workers keep (knowledge/catalog/freshness.py)."""
+
+    def changed(old: Product | None, row: ProductRow, names: tuple[str, ...]) -> bool:
+        return old is None or any(getattr(old, name) != row.fields[name] for name in names)
+
     terms: set[str] = set()
     for old, row in written:
-        if old is None or any(getattr(old, name) != row.fields[name] for name in TERM_FIELDS):
+        if changed(old, row, TERM_FIELDS):
             terms |= row_terms(row)
     if terms:
         search_terms_add(organization=organization, terms=terms)
-    catalog_changed(
-        organization=organization,
-        words=bool(deleted)
-        or any(
-            old is None or any(getattr(old, name) != row.fields[name] for name in VOCABULARY_FIELDS)
-            for old, row in written
-        ),
-        urls=pages,
-    )
-    return results
+    words = deleted or any(changed(old, row, VOCABULARY_FIELDS) for old, row in written)
+    catalog_changed(organization=organization, words=words, urls=pages)
 
 
 def _checked_row(change: ItemChange, product: Product | None) -> ProductRow:
