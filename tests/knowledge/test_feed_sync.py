@@ -297,3 +297,28 @@ def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
     server.answers["/products.tsv"] = Answer(body=FEED)
     assert sync()[0][0]["status"] == "succeeded"
     assert server.hits("/products.tsv")[0]["x-feed-token"] == "top-secret-value"
+
+
+def test_only_the_feeds_that_changed_are_imported(tenant, server):
+    server.answers["/products.tsv"] = Answer(body=FEED, etag='"p1"')
+    server.answers["/stores.tsv"] = Answer(body=STORES, etag='"s1"')
+    server.answers["/inventory.tsv"] = Answer(body=INVENTORY, etag='"i1"')
+    source_for(
+        tenant,
+        server,
+        stores_url=f"{server.url}/stores.tsv",
+        inventory_url=f"{server.url}/inventory.tsv",
+    )
+    assert sync()[0][0]["status"] == "succeeded"
+
+    server.answers["/inventory.tsv"] = Answer(
+        body=INVENTORY.replace(b"in_stock\t4", b"out_of_stock\t0"), etag='"i2"'
+    )
+    outcomes, failed = sync("--all")
+
+    assert not failed
+    run = ImportRun.objects.get(pk=outcomes[0]["importRunId"])
+    assert (run.feed_name, run.stores_name) == ("", "")
+    assert run.inventory_name == f"{server.url}/inventory.tsv"
+    assert StoreInventory.objects.get().availability == "out_of_stock"
+    assert len(prices(tenant)) == 2  # the unchanged product feed removed nothing
