@@ -94,7 +94,7 @@ def feed_fetch(
 
 
 def _fetch_once(url: str, etag: str, last_modified: str, credentials: Credentials) -> Fetched:
-    deadline = time.monotonic() + settings.CATALOG_FETCH_TIMEOUT_SECONDS
+    deadline = time.monotonic() + settings.CATALOG_FETCH_MAX_SECONDS
     origin_host = urlsplit(url).hostname
     timeout = httpx.Timeout(settings.CATALOG_FETCH_TIMEOUT_SECONDS)
     for _ in range(MAX_REDIRECTS + 1):
@@ -169,7 +169,7 @@ def _read_body(response: httpx.Response, deadline: float, gzipped: bool) -> IO[b
                 raise FetchError(f"larger than CATALOG_FETCH_MAX_BYTES ({limit} bytes)")
             body.write(data)
             if time.monotonic() > deadline:
-                raise _Retryable(f"not complete after {settings.CATALOG_FETCH_TIMEOUT_SECONDS} s")
+                raise _Retryable(f"not complete after {settings.CATALOG_FETCH_MAX_SECONDS} s")
         if decompressor is not None and not decompressor.eof:
             raise FetchError("the gzip data is truncated")
     except zlib.error as exc:

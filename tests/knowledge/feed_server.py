@@ -19,6 +19,7 @@ class Answer:
     etag: str = ""  # answered 304 when If-None-Match matches
     last_modified: str = ""  # answered 304 when If-Modified-Since is the same
     delay: float = 0.0  # seconds before answering
+    chunk_delay: float = 0.0  # seconds between 64 KiB chunks of the body
 
 
 @dataclass
@@ -57,7 +58,9 @@ def feed_server() -> Iterator[FeedServer]:
                 for name, value in sent.items():
                     self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(body)
+                for start in range(0, len(body), 65536):
+                    self.wfile.write(body[start : start + 65536])
+                    time.sleep(answer.chunk_delay)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)
 

@@ -33,6 +33,7 @@ def fetching(settings):
     settings.CATALOG_FETCH_RETRIES = 2
     settings.CATALOG_FETCH_BACKOFF_SECONDS = 0.01
     settings.CATALOG_FETCH_TIMEOUT_SECONDS = 2
+    settings.CATALOG_FETCH_MAX_SECONDS = 10
     settings.CATALOG_FETCH_REDIRECT_HOSTS = []
     return settings
 
@@ -173,6 +174,14 @@ def test_a_server_that_does_not_answer_in_time_is_a_timeout(tenant, server, impo
     settings.CATALOG_FETCH_RETRIES = 0
     server.answers["/products.tsv"] = Answer(body=FEED, delay=1.5)
     assert "timed out" in failed_sync(tenant)["message"]
+
+
+def test_a_server_that_sends_too_slowly_is_cut_off(tenant, server, imported, settings):
+    settings.CATALOG_FETCH_MAX_SECONDS = 0.5
+    settings.CATALOG_FETCH_RETRIES = 0
+    # Each read comes in time; the whole body does not
+    server.answers["/products.tsv"] = Answer(body=FEED * 2000, etag='"slow"', chunk_delay=0.05)
+    assert "not complete after 0.5 s" in failed_sync(tenant)["message"]
 
 
 def test_a_feed_that_suddenly_has_no_rows_removes_nothing(tenant, server, imported):
