@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 from django.db import connection
+from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_issue
-from knowledge.models import PdpQuestionSet
+from knowledge.models import PdpQuestionSet, Product
 from tests.knowledge.catalog_files import item, run_import, tsv, write
 
 pytestmark = pytest.mark.django_db
@@ -147,3 +148,29 @@ def test_a_set_an_operator_edited_stays_as_edited(tenant, catalog, operator_clie
     patch(catalog, 1, sale_price="59.90 EUR")
 
     assert public_questions(tenant) == edited
+
+
+def test_a_product_edited_in_the_console_updates_its_question_set(tenant, catalog, operator_client):
+    put(catalog, 1)
+    generated_set(tenant)
+    product = Product.objects.get(organization=tenant.organization, item_id="SKU-1")
+    change = f"/admin/knowledge/product/{product.pk}/change/"
+    form = {
+        name: ("" if value is None else value)
+        for name, value in model_to_dict(product).items()
+        if name != "id"
+    }
+    form.update(
+        sale_price="59.90",
+        **{
+            "inventory-TOTAL_FORMS": "0",
+            "inventory-INITIAL_FORMS": "0",
+            "inventory-MIN_NUM_FORMS": "0",
+            "inventory-MAX_NUM_FORMS": "1000",
+        },
+    )
+
+    response = operator_client.post(change, form)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert DISCOUNT in public_questions(tenant)

@@ -24,8 +24,8 @@ from knowledge.models import CatalogVersion, Product, Store
 from knowledge.search.text import fold
 
 # Kept until the organization's CatalogVersion changes (an import, a product added, removed or
-# renamed through the catalog API), and at most this long (edits in the admin console reach the
-# assistant's understanding within it; prices and stock are always live).
+# renamed through the catalog API or the console), and at most this long (a safety net; prices
+# and stock are always read live).
 MAX_AGE_SECONDS = 600.0
 _cache: dict[str, tuple[float, uuid.UUID | None, Vocabulary]] = {}
 _lock = threading.Lock()
