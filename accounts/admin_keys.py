@@ -16,7 +16,7 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from accounts.models import ApiKey
+from accounts.models import ApiKey, Scope
 from accounts.services import api_key_issue, api_key_revoke
 
 # The add form's one-time token -> the key it issued, in the operator's session: a resubmitted
@@ -39,9 +39,19 @@ class ApiKeyForm(forms.ModelForm):
         widget=forms.HiddenInput, initial=lambda: uuid.uuid4().hex, required=False
     )
 
+    scope = forms.ChoiceField(
+        choices=Scope.choices,
+        initial=Scope.CHAT,
+        required=False,
+        help_text="Chat: the chat operations. Catalog: the catalog API (product and stock updates).",
+    )
+
     class Meta:
         model = ApiKey
-        fields = ["organization", "environment", "name", "expires_at"]
+        fields = ["organization", "environment", "scope", "name", "expires_at"]
+
+    def clean_scope(self) -> str:
+        return self.cleaned_data.get("scope") or Scope.CHAT
 
     def clean_expires_at(self):
         expires_at = self.cleaned_data.get("expires_at")
@@ -81,24 +91,26 @@ class ApiKeyAdmin(admin.ModelAdmin):
         "status",
         "organization",
         "environment",
+        "scope",
         "name",
         "last_used_at",
         "expires_at",
         "created_at",
     ]
-    list_filter = [StatusFilter, "environment", "organization"]
+    list_filter = [StatusFilter, "environment", "scope", "organization"]
     search_fields = ["prefix", "name", "organization__name"]
     list_select_related = ["organization"]
     actions = ["revoke_selected"]
 
     def get_fields(self, request: HttpRequest, obj: ApiKey | None = None) -> tuple[str, ...]:
         if obj is None:
-            return ("organization", "environment", "name", "expires_at", "issue_token")
+            return ("organization", "environment", "scope", "name", "expires_at", "issue_token")
         return (
             "prefix",
             "status",
             "organization",
             "environment",
+            "scope",
             "name",
             "expires_at",
             "created_at",
@@ -114,6 +126,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             "status",
             "organization",
             "environment",
+            "scope",
             "created_at",
             "last_used_at",
             "revoked_at",
@@ -207,6 +220,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
         issued = api_key_issue(
             organization=obj.organization,
             environment=obj.environment,
+            scope=obj.scope,
             name=obj.name,
             expires_at=obj.expires_at,
         )

@@ -77,6 +77,13 @@ class Environment(models.TextChoices):
     PRODUCTION = "production", "Production"
 
 
+class Scope(models.TextChoices):
+    """What a key may do: chat (the chat operations) or catalog (the catalog API)."""
+
+    CHAT = "chat", "Chat"
+    CATALOG = "catalog", "Catalog"
+
+
 class ApiKey(models.Model):
     """An issued key; only its public prefix and a SHA-512 hash of the whole key are kept."""
 
@@ -86,6 +93,12 @@ class ApiKey(models.Model):
     name = models.CharField(max_length=200, blank=True)
     environment = models.CharField(
         max_length=12, choices=Environment.choices, default=Environment.STAGING
+    )
+    scope = models.CharField(
+        max_length=10,
+        choices=Scope.choices,
+        default=Scope.CHAT,
+        help_text="Chat: the chat operations. Catalog: the catalog API (product and stock updates).",
     )
     prefix = models.CharField(max_length=32, unique=True, editable=False)
     hashed_key = models.CharField(max_length=128, editable=False)

@@ -23,6 +23,7 @@ OPERATOR_PERMISSIONS: dict[str, dict[str, tuple[str, ...]]] = {
         "pdpquestion": ("add", "change", "delete", "view"),
         # Adding an import run is running the admin import form.
         "importrun": ("add", "view"),
+        "feedsource": ("add", "change", "delete", "view"),
     },
     # Deleting chats is erasing a shopper's data (the chat list's erase action); the console
     # offers no other way to delete one.

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts import keys
 from accounts.key_cache import api_key_forget
-from accounts.models import ApiKey, Chatbot, Environment, Organization
+from accounts.models import ApiKey, Chatbot, Environment, Organization, Scope
 from assistant_api.errors import NotFoundError, ValidationFailedError
 from assistant_api.ids import uuid_from_text
 
@@ -57,16 +57,20 @@ def api_key_issue(
     environment: str = Environment.STAGING,
     name: str = "",
     expires_at: datetime | None = None,
+    scope: str = Scope.CHAT,
 ) -> IssuedKey:
     if environment not in Environment.values:
         raise ValidationFailedError(
             f"Unknown environment {environment!r}: use staging or production"
         )
+    if scope not in Scope.values:
+        raise ValidationFailedError(f"Unknown scope {scope!r}: use chat or catalog")
     generated = keys.generate_key(environment)
     api_key = ApiKey.objects.create(
         organization=organization,
         environment=environment,
         name=name,
+        scope=scope,
         prefix=generated.prefix,
         hashed_key=generated.hashed_key,
         expires_at=expires_at,

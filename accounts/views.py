@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -14,6 +15,8 @@ from assistant_api.openapi import ERROR_RESPONSES
 
 
 class UsageView(APIView):
+    permission_classes = [IsAuthenticated]  # a key of any scope may read its usage
+
     @extend_schema(
         operation_id="getUsage",
         description="Reference: docs/api.md#get-usage",

@@ -28,9 +28,10 @@ _DESCRIPTIONS = {
         "HTTP server refuses (e.g. a control character in a header value)."
     ),
     401: "API key missing, unknown, revoked, expired, or of the other environment.",
+    403: "The key's scope does not allow this operation (chat keys chat, catalog keys catalog).",
     404: "The resource does not exist or belongs to another organization.",
     408: "The body did not arrive within REQUEST_BODY_TIMEOUT_SECONDS (10 s by default).",
-    413: "Body larger than 64 KiB.",
+    413: "Body larger than 64 KiB (the catalog API: `CATALOG_MAX_BODY_BYTES`, 16 MiB).",
     415: "The body is not application/json.",
     422: "The body or query failed validation.",
     429: (

@@ -203,6 +203,8 @@ ADMIN_MAX_BODY_BYTES = env_int("ADMIN_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
 REQUEST_BODY_TIMEOUT_SECONDS = float(os.environ.get("REQUEST_BODY_TIMEOUT_SECONDS", "10"))
 if REQUEST_BODY_TIMEOUT_SECONDS <= 0:
     raise ImproperlyConfigured("REQUEST_BODY_TIMEOUT_SECONDS must be more than 0")
+# The catalog API's batches: 1,000 products with descriptions.
+CATALOG_MAX_BODY_BYTES = env_int("CATALOG_MAX_BODY_BYTES", 16 * 1024 * 1024)
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -257,7 +259,8 @@ CORS_ALLOW_HEADERS = ["content-type"]
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.ApiKeyAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Every /v1 view needs a key of the chat scope unless it names another (accounts/scopes.py).
+    "DEFAULT_PERMISSION_CLASSES": ["accounts.scopes.ChatScope"],
     "DEFAULT_RENDERER_CLASSES": ["assistant_api.renderers.JsonRenderer"],
     "DEFAULT_PARSER_CLASSES": ["assistant_api.parsers.JsonParser"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "assistant_api.negotiation.JsonFirstNegotiation",
@@ -276,8 +279,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Conversational Shopping Assistant API",
     "DESCRIPTION": (
-        "Chats, messages, the server-sent event stream of a chat and the public product "
-        "question sets. The behaviour behind every field: docs/api.md in the repository."
+        "Chats, messages, the server-sent event stream of a chat, the public product "
+        "question sets and the catalog API (keys of the catalog scope). The behaviour behind "
+        "every field: docs/api.md in the repository."
     ),
     "VERSION": "0.0.1",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -352,6 +356,18 @@ SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
 # Server workers add PDP question-set request counts to the database this often (seconds);
 # 0 writes each request's count at once (knowledge/pdp/counting.py).
 PDP_COUNT_FLUSH_SECONDS = float(os.environ.get("PDP_COUNT_FLUSH_SECONDS", "1.0"))
+
+# Scheduled feed fetches (`sync_catalogs`, knowledge/sources/fetch.py).
+CATALOG_FETCH_TIMEOUT_SECONDS = float(os.environ.get("CATALOG_FETCH_TIMEOUT_SECONDS", "30"))
+CATALOG_FETCH_MAX_SECONDS = float(os.environ.get("CATALOG_FETCH_MAX_SECONDS", "600"))
+CATALOG_FETCH_MAX_BYTES = env_int("CATALOG_FETCH_MAX_BYTES", 1024 * 1024 * 1024)
+CATALOG_FETCH_RETRIES = env_int("CATALOG_FETCH_RETRIES", 3)
+CATALOG_FETCH_BACKOFF_SECONDS = float(os.environ.get("CATALOG_FETCH_BACKOFF_SECONDS", "2"))
+# Feeds on loopback, private, link-local or reserved addresses (an on-premise feed server):
+# refused unless set, since a feed URL could otherwise reach the deployment's own services.
+CATALOG_FETCH_ALLOW_PRIVATE_ADDRESSES = env_bool("CATALOG_FETCH_ALLOW_PRIVATE_ADDRESSES")
+# Hosts a feed may redirect to besides its own (a CDN), comma-separated.
+CATALOG_FETCH_REDIRECT_HOSTS = env_list("CATALOG_FETCH_REDIRECT_HOSTS")
 
 # The `openai` assistant engine: any server speaking the OpenAI Chat Completions protocol
 # (README "Language-model engine"). An empty base URL means the client's default (OpenAI).

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
 from accounts.views import UsageView
 from assistant_api import views
 from chats.urls import urlpatterns as chat_routes
+from knowledge.catalog.urls import urlpatterns as catalog_routes
 from knowledge.pdp.urls import urlpatterns as pdp_routes
 
 # The console's title, and its "View site" link: the API reference (the site has no home page).
@@ -21,6 +22,7 @@ admin.site.enable_nav_sidebar = False
 urlpatterns = [
     *pdp_routes,
     *chat_routes,
+    *catalog_routes,
     path("v1/usage", UsageView.as_view(), name="usage"),
     path("v1/openapi.json", SpectacularJSONAPIView.as_view(), name="openapi"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="openapi"), name="docs"),

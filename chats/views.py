@@ -16,7 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import request_api_key, request_organization
-from accounts.models import Organization
+from accounts.models import Organization, Scope
+from accounts.scopes import scope_require
 from accounts.usage import quota_headers
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter, message_id_parameter
 from assistant_api.renderers import JSON, json_bytes, json_response
@@ -50,7 +51,7 @@ class ChatViewSet(viewsets.GenericViewSet):
         operation_id="createChat",
         description="Reference: docs/api.md#create-a-chat",
         request=ChatCreateInput,
-        responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
+        responses={201: ChatOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429)},
         summary="Create Chat",
     )
     def create(self, request: Request) -> HttpResponse:
@@ -60,7 +61,7 @@ class ChatViewSet(viewsets.GenericViewSet):
         operation_id="getChat",
         description="Reference: docs/api.md#get-a-chat",
         parameters=[chat_id_parameter()],
-        responses={200: ChatOutput, **ERROR_RESPONSES(401, 404, 429)},
+        responses={200: ChatOutput, **ERROR_RESPONSES(401, 403, 404, 429)},
         summary="Get Chat",
     )
     def retrieve(self, request: Request, chatId: str) -> HttpResponse:
@@ -74,7 +75,7 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         operation_id="listChatMessages",
         description="Reference: docs/api.md#list-a-chats-messages and docs/api.md#paging",
         parameters=[chat_id_parameter()],
-        responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 404, 422, 429)},
+        responses={200: MessageOutput(many=True), **ERROR_RESPONSES(401, 403, 404, 422, 429)},
         summary="List all Chat Messages",
     )
     def list(self, request: Request, chatId: str) -> HttpResponse:
@@ -91,7 +92,7 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
             OpenApiParameter("store", str, OpenApiParameter.QUERY, required=False),
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False),
         ],
-        responses={201: MessageOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429, 503)},
+        responses={201: MessageOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429, 503)},
         summary="Add Message to Chat",
     )
     def create(self, request: Request, chatId: str) -> Response:
@@ -192,17 +193,20 @@ def history_page_json(chat: Chat, *, page: int, size: int) -> bytes:
 
 def create_chat_plain(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
     api_key = request_api_key(request)
+    scope_require(api_key, Scope.CHAT)
     key_rate_limit(api_key)
     return chat_created_response(api_key.organization, body)
 
 
 def retrieve_chat_plain(request: HttpRequest, chatId: str) -> HttpResponse:
     api_key = request_api_key(request)
+    scope_require(api_key, Scope.CHAT)
     key_rate_limit(api_key)
     return chat_response(api_key.organization, chatId)
 
 
 def list_messages_plain(request: HttpRequest, chatId: str) -> HttpResponse:
     api_key = request_api_key(request)
+    scope_require(api_key, Scope.CHAT)
     key_rate_limit(api_key)
     return history_response(api_key.organization, chatId, request.GET)

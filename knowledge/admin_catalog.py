@@ -2,8 +2,9 @@
 
 The import form and the import history are in `admin_imports`. Product URLs are stored
 canonical whichever way they are entered (docs/api.md#url-canonical-form), and a saved
-product's words join the
-typo-correction vocabulary so that search knows them at once.
+product's words join the typo-correction vocabulary so that search knows them at once; a save
+or delete renews what workers keep of the catalog, as an import does
+(knowledge/catalog/freshness.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from django.http import HttpRequest
 
 from knowledge import admin_imports  # noqa: F401  (registers the import history and form)
 from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.catalog.freshness import catalog_changed
 from knowledge.display import price_text
 from knowledge.models import Product, Store, StoreInventory
 from knowledge.search.vocabulary import search_terms_add, search_terms_of_products
@@ -140,6 +142,18 @@ class ProductAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Product, form, change: bool) -> None:
         super().save_model(request, obj, form, change)
         search_terms_add(organization=obj.organization, terms=search_terms_of_products([obj]))
+        # As an import or the catalog API: the assistant's words and the page's question set.
+        catalog_changed(organization=obj.organization, words=True, urls={obj.url})
+
+    def delete_model(self, request: HttpRequest, obj: Product) -> None:
+        super().delete_model(request, obj)
+        catalog_changed(organization=obj.organization, words=True, urls=())
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Product]) -> None:
+        organizations = {product.organization for product in queryset}
+        super().delete_queryset(request, queryset)
+        for organization in organizations:
+            catalog_changed(organization=organization, words=True, urls=())
 
 
 @admin.register(Store)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils import timezone
 
@@ -126,6 +127,20 @@ class SearchTerm(models.Model):
         return self.term
 
 
+class CatalogVersion(models.Model):
+    """Changes whenever the words of an organization's catalog may have changed (a product
+    added, removed, or its brand or category changed; any import): workers keep those words
+    (knowledge/engines/catalog/vocabulary.py) until it changes."""
+
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, primary_key=True, related_name="+"
+    )
+    stamp = models.UUIDField(default=uuid.uuid4)
+
+    def __str__(self) -> str:
+        return str(self.stamp)
+
+
 class ImportStatus(models.TextChoices):
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
@@ -145,7 +160,7 @@ class ImportRun(models.Model):
         related_name="+",
         help_text="Who imported from the admin console; empty for the command line.",
     )
-    source = models.CharField(max_length=10, default="cli")  # "cli" or "admin"
+    source = models.CharField(max_length=10, default="cli")  # "cli", "admin" or "sync"
     feed_name = models.CharField("feed file", max_length=255, blank=True)
     inventory_name = models.CharField("inventory file", max_length=255, blank=True)
     stores_name = models.CharField("stores file", max_length=255, blank=True)
@@ -170,6 +185,50 @@ class ImportRun(models.Model):
         return f"{self.feed_name or 'import'} ({self.started_at:%Y-%m-%d %H:%M})"
 
 
+class FeedAuth(models.TextChoices):
+    NONE = "", "None"
+    BASIC = "basic", "HTTP basic auth (user name and password)"
+    HEADER = "header", "A header carrying a secret"
+
+
+class FeedSource(models.Model):
+    """Where an organization's feeds are fetched from, and how often (`sync_catalogs`)."""
+
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, primary_key=True, related_name="feed_source"
+    )
+    products_url = models.URLField("product feed URL", max_length=2048)
+    stores_url = models.URLField("stores feed URL", max_length=2048, blank=True)
+    inventory_url = models.URLField("local inventory feed URL", max_length=2048, blank=True)
+    auth = models.CharField(max_length=10, choices=FeedAuth.choices, blank=True)
+    username = models.CharField(max_length=200, blank=True, help_text="For basic auth.")
+    header_name = models.CharField(
+        max_length=100, blank=True, help_text="For a header secret, e.g. X-Feed-Token."
+    )
+    # The password or header value, encrypted (knowledge/sources/credentials.py).
+    secret_encrypted = models.TextField(blank=True, editable=False)
+    every_minutes = models.PositiveIntegerField(
+        default=60,
+        validators=[MinValueValidator(1)],
+        help_text="Fetch the feeds every this many minutes.",
+    )
+    full = models.BooleanField(
+        default=True, help_text="Remove the organization's items missing from the product feed."
+    )
+    enabled = models.BooleanField(default=True)
+    next_fetch_at = models.DateTimeField(default=timezone.now)
+    checked_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # Per feed ("products", "stores", "inventory"): the URL, ETag and Last-Modified of the
+    # version last imported, sent back so an unchanged feed answers 304.
+    cache_validators = models.JSONField(default=dict, blank=True, editable=False)
+
+    class Meta:
+        verbose_name = "catalog feed source"
+
+    def __str__(self) -> str:
+        return self.products_url
+
+
 class PdpQuestionSet(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     organization = models.ForeignKey(
@@ -178,6 +237,13 @@ class PdpQuestionSet(models.Model):
     url = models.URLField("canonical URL", max_length=2048)
     product_title = models.CharField(max_length=500, null=True, blank=True)
     requests = models.PositiveBigIntegerField(default=0)
+    generated = models.BooleanField(
+        default=True,
+        help_text=(
+            "The questions are as generated from the catalog, and follow its changes; "
+            "an operator's edit keeps them as edited."
+        ),
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
 

@@ -54,7 +54,7 @@ class ChatEventsDescription(APIView):
             ),
             **{
                 (code, JSON): response
-                for code, response in ERROR_RESPONSES(401, 404, 422, 429).items()
+                for code, response in ERROR_RESPONSES(401, 403, 404, 422, 429).items()
             },
         },
     )

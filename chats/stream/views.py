@@ -23,6 +23,8 @@ from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
 from accounts.authentication import request_api_key
+from accounts.models import Scope
+from accounts.scopes import scope_require
 from assistant_api.errors import ApplicationError, TooManyRequestsError, ValidationFailedError
 from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
@@ -46,6 +48,7 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
         api_key = request_api_key(request)
+        scope_require(api_key, Scope.CHAT)
         # Opening a stream is one request of the key (docs/api.md#rate-limits).
         key_rate_limit(api_key)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
@@ -53,7 +56,12 @@ def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
         organization_id = api_key.organization_id
         if not stream_places().take(organization_id):
             raise TooManyRequestsError(TOO_MANY_STREAMS, retry_after=RETRY_AFTER_SECONDS)
-    except (drf.NotAuthenticated, drf.AuthenticationFailed, ApplicationError) as exc:
+    except (
+        drf.NotAuthenticated,
+        drf.AuthenticationFailed,
+        drf.PermissionDenied,
+        ApplicationError,
+    ) as exc:
         return error_response(exc, request)
     try:
         return open_stream(request, chat=chat, after=after, organization_id=organization_id)

@@ -66,29 +66,49 @@ def _write(
             organization=organization, item_id__in={row.item_id for row in rows}
         ).values_list("item_id", "pk")
     )
+    known: list[InventoryRow] = []
+    for row in rows:
+        if row.item_id in products:
+            known.append(row)
+            kept.add((stores[row.store_code].pk, products[row.item_id]))
+        else:
+            report.error(file=file_name, line=row.line, item_id=row.item_id, message=NOT_IN_CATALOG)
+    for outcome in inventory_write(stores=stores, products=products, rows=known):
+        if outcome == CREATED:
+            report.inventory.created += 1
+        elif outcome == UPDATED:
+            report.inventory.updated += 1
+
+
+NOT_IN_CATALOG = "id: not in the catalog"
+CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
+
+
+def inventory_write(
+    *, stores: dict[str, Store], products: dict[str, int], rows: list[InventoryRow]
+) -> list[str]:
+    """Upserts checked rows of known stores and products: created, updated or unchanged each.
+
+    The one write of store stock, for the feed import and the catalog API alike.
+    """
     existing = {
         (values["store_id"], values["product_id"]): values
-        for values in StoreInventory.objects.filter(product_id__in=products.values()).values(
-            "store_id", "product_id", *_FIELDS
-        )
+        for values in StoreInventory.objects.filter(
+            product_id__in={products[row.item_id] for row in rows}
+        ).values("store_id", "product_id", *_FIELDS)
     }
+    outcomes: list[str] = []
     changed: list[StoreInventory] = []
     for row in rows:
-        product_pk = products.get(row.item_id)
-        if product_pk is None:
-            report.error(
-                file=file_name, line=row.line, item_id=row.item_id, message="id: not in the catalog"
-            )
-            continue
-        store = stores[row.store_code]
-        kept.add((store.pk, product_pk))
+        store, product_pk = stores[row.store_code], products[row.item_id]
         new = {"availability": row.availability, "quantity": row.quantity, "location": row.location}
         old = existing.get((store.pk, product_pk))
         if old is None:
-            report.inventory.created += 1
+            outcomes.append(CREATED)
         elif any(old[name] != new[name] for name in _FIELDS):
-            report.inventory.updated += 1
+            outcomes.append(UPDATED)
         else:
+            outcomes.append(UNCHANGED)
             continue
         changed.append(StoreInventory(store=store, product_id=product_pk, **new))
     if changed:
@@ -98,6 +118,7 @@ def _write(
             unique_fields=["product", "store"],
             update_fields=list(_FIELDS),
         )
+    return outcomes
 
 
 def _remove_missing(

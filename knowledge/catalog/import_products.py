@@ -12,6 +12,7 @@ from knowledge.catalog.report import ImportReport
 from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, missing_columns, product_row
 from knowledge.feeds.records import FeedFileError, read_records
 from knowledge.models import Product
+from knowledge.pdp.generation import questions_inputs_differ
 from knowledge.search.schema_postgres import SEARCH_VECTOR_INDEX
 from knowledge.search.vocabulary import product_terms, search_terms_add, search_terms_replace
 
@@ -53,17 +54,17 @@ def products_import(
             continue
         for warning in row.warnings:
             report.warning(file=file_name, line=row.line, item_id=row.item_id, message=warning)
-        terms |= product_terms(**{name: row.fields[name] for name in _TERM_FIELDS})
+        terms |= row_terms(row)
         batch.append(row)
         imported += 1
         if len(batch) >= BATCH_SIZE:
             _write(organization, batch, report)
             batch = []
     _write(organization, batch, report)
-    if full and rows and not imported:
-        raise FeedFileError(
-            "no row could be imported: a full import would have removed every product"
-        )
+    if full and not imported:
+        # A feed that suddenly has no rows (a broken export) must not empty the catalog.
+        reason = "no row could be imported" if rows else "the feed has no items"
+        raise FeedFileError(f"{reason}: a full import would have removed every product")
     if full:
         report.products.removed += _remove_missing(organization, seen)
         search_terms_replace(organization=organization, terms=terms)
@@ -74,12 +75,32 @@ def products_import(
         _refresh_statistics()
 
 
-_TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "color", "material")
+TERM_FIELDS = ("title", "brand", "product_type", "google_product_category", "color", "material")
 
 
 def _write(organization: Organization, rows: list[ProductRow], report: ImportReport) -> None:
+    outcomes = products_write(organization=organization, rows=rows, pages=report.changed_urls)
+    for outcome in outcomes.values():
+        if outcome == CREATED:
+            report.products.created += 1
+        elif outcome == UPDATED:
+            report.products.updated += 1
+
+
+CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
+
+
+def products_write(
+    *, organization: Organization, rows: list[ProductRow], pages: set[str] | None = None
+) -> dict[str, str]:
+    """Upserts checked rows (unique item ids): item id -> created, updated or unchanged.
+
+    The one write of product rows, for the feed import and the catalog API alike. `pages`
+    receives the URLs of the products whose PDP questions may change (new ones, and changes
+    the questions read: knowledge/pdp/generation.py).
+    """
     if not rows:
-        return
+        return {}
     existing = {
         values["item_id"]: values
         for values in Product.objects.filter(
@@ -87,15 +108,19 @@ def _write(organization: Organization, rows: list[ProductRow], report: ImportRep
         ).values("item_id", *IMPORTED_FIELDS)
     }
     now = timezone.now()
+    outcomes: dict[str, str] = {}
     changed: list[Product] = []
     for row in rows:
         old = existing.get(row.item_id)
         if old is None:
-            report.products.created += 1
+            outcomes[row.item_id] = CREATED
         elif any(old[name] != row.fields[name] for name in IMPORTED_FIELDS):
-            report.products.updated += 1
+            outcomes[row.item_id] = UPDATED
         else:
-            continue  # identical: re-importing the same feed changes nothing
+            outcomes[row.item_id] = UNCHANGED  # re-importing the same feed changes nothing
+            continue
+        if pages is not None and (old is None or questions_inputs_differ(old, row.fields)):
+            pages.add(row.fields["url"])
         changed.append(
             Product(
                 organization=organization,
@@ -106,6 +131,9 @@ def _write(organization: Organization, rows: list[ProductRow], report: ImportRep
             )
         )
     if changed:
+        # Rows locked in item id order: concurrent batches (catalog API clients, an import)
+        # touching the same items wait for each other instead of deadlocking.
+        changed.sort(key=lambda product: product.item_id)
         # One INSERT .. ON CONFLICT per batch; created_at is kept on update.
         Product.objects.bulk_create(
             changed,
@@ -113,6 +141,12 @@ def _write(organization: Organization, rows: list[ProductRow], report: ImportRep
             unique_fields=["organization", "item_id"],
             update_fields=[*IMPORTED_FIELDS, "updated_at"],
         )
+    return outcomes
+
+
+def row_terms(row: ProductRow) -> set[str]:
+    """The searchable words of a checked row (for typo correction)."""
+    return product_terms(**{name: row.fields[name] for name in TERM_FIELDS})
 
 
 def _remove_missing(organization: Organization, seen: dict[str, int]) -> int:

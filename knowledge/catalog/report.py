@@ -26,6 +26,8 @@ class ImportReport:
     warning_count: int = 0
     failed_files: list[str] = field(default_factory=list)  # unreadable: nothing of them imported
     aborted: bool = False  # --strict and something was wrong: nothing imported at all
+    # Pages of the products whose PDP questions may have changed (their sets follow).
+    changed_urls: set[str] = field(default_factory=set, repr=False)
 
     @property
     def succeeded(self) -> bool:

@@ -11,6 +11,7 @@ import io
 from collections.abc import Callable
 from copy import copy
 from dataclasses import dataclass
+from datetime import datetime
 from typing import BinaryIO
 
 from django.contrib.auth.models import User
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from accounts.models import Organization
 from assistant_api.db_statements import statements_unprepared
+from knowledge.catalog.freshness import catalog_changed
 from knowledge.catalog.import_inventory import inventory_import
 from knowledge.catalog.import_products import products_import
 from knowledge.catalog.import_stores import stores_import
@@ -43,7 +45,7 @@ class _StrictAbort(Exception):
 def catalog_import(
     *,
     organization: Organization,
-    feed: ImportFile,
+    feed: ImportFile | None,
     inventory: ImportFile | None = None,
     stores: ImportFile | None = None,
     full: bool = False,
@@ -52,13 +54,17 @@ def catalog_import(
     source: str = "cli",
     on_read: Callable[[int], object] | None = None,
 ) -> tuple[ImportReport, ImportRun]:
-    """Imports the files (stores first, inventory last) and records the run in the history."""
+    """Imports the files (stores first, inventory last) and records the run in the history.
+
+    `feed` None: no product feed this time (a scheduled sync whose product feed is unchanged).
+    """
     report = ImportReport()
     started_at = timezone.now()
     steps: list[tuple[ImportFile, Callable[..., None], dict]] = []
     if stores is not None:
         steps.append((stores, stores_import, {}))
-    steps.append((feed, products_import, {"full": full}))
+    if feed is not None:
+        steps.append((feed, products_import, {"full": full}))
     if inventory is not None:
         steps.append((inventory, inventory_import, {"full": full}))
     try:
@@ -67,16 +73,46 @@ def catalog_import(
                 _run_step(organization, file, step, options, report, on_read)
             if strict and (report.error_count or report.failed_files):
                 raise _StrictAbort
+            catalog_changed(organization=organization, words=True, urls=report.changed_urls)
     except _StrictAbort:
         report.aborted = True
         report.products, report.inventory, report.stores = Counts(), Counts(), Counts()
-    run = ImportRun.objects.create(
+    run = import_run_record(
+        organization=organization,
+        report=report,
+        user=user,
+        source=source,
+        feed_name=feed.name if feed else "",
+        inventory_name=inventory.name if inventory else "",
+        stores_name=stores.name if stores else "",
+        full=full,
+        strict=strict,
+        started_at=started_at,
+    )
+    return report, run
+
+
+def import_run_record(
+    *,
+    organization: Organization,
+    report: ImportReport,
+    source: str,
+    started_at: datetime,
+    user: User | None = None,
+    feed_name: str = "",
+    inventory_name: str = "",
+    stores_name: str = "",
+    full: bool = False,
+    strict: bool = False,
+) -> ImportRun:
+    """The run in the import history, with its outcome and summary."""
+    return ImportRun.objects.create(
         organization=organization,
         user=user,
         source=source,
-        feed_name=feed.name,
-        inventory_name=inventory.name if inventory else "",
-        stores_name=stores.name if stores else "",
+        feed_name=feed_name[:255],
+        inventory_name=inventory_name[:255],
+        stores_name=stores_name[:255],
         full=full,
         strict=strict,
         status=ImportStatus.SUCCEEDED if report.succeeded else ImportStatus.FAILED,
@@ -89,7 +125,6 @@ def catalog_import(
         started_at=started_at,
         finished_at=timezone.now(),
     )
-    return report, run
 
 
 def _run_step(organization, file, step, options, report, on_read) -> None:

@@ -61,6 +61,15 @@ class ProductRow:
 
 
 REQUIRED_ATTRIBUTES = ("id", "title", "link", "price")
+# Every attribute product_row reads.
+PRODUCT_ATTRIBUTES = (
+    *REQUIRED_ATTRIBUTES,
+    *(name for name in TEXT_ATTRIBUTES if name != "title"),
+    "image_link",
+    "sale_price",
+    "availability",
+    "quantity",
+)
 
 
 def missing_columns(record: RawRecord) -> list[str]:
@@ -94,6 +103,24 @@ def product_row(record: RawRecord) -> ProductRow:
         if limit and isinstance(value, str) and len(value) > limit:
             row.problems.append(f"{_attribute_of(name)}: longer than {limit} characters")
     return row
+
+
+def product_values(product: Product) -> dict[str, str]:
+    """A stored product as the feed attributes product_row reads back to the same fields
+    (empty ones left out): the base a partial update is merged into, and the API's output."""
+    values = {attribute: getattr(product, name) for attribute, name in TEXT_ATTRIBUTES.items()}
+    values.update(
+        id=product.item_id,
+        link=product.url,
+        image_link=product.image_url,
+        price=f"{product.price} {product.currency}",
+        availability=product.availability,
+    )
+    if product.sale_price is not None:
+        values["sale_price"] = f"{product.sale_price} {product.currency}"
+    if product.quantity is not None:
+        values["quantity"] = str(product.quantity)
+    return {attribute: value for attribute, value in values.items() if value}
 
 
 def _url(text: str, attribute: str, row: ProductRow) -> str:

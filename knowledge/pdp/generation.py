@@ -12,7 +12,9 @@ configured, the model writes the questions and these are the fallback.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from knowledge.models import Availability, Product, StoreInventory
 from knowledge.pdp import clues
@@ -25,6 +27,32 @@ MAX_QUESTIONS = 6
 _MAX_NAME_LENGTH = 60
 
 _SIZE_ORDER = ["XXS", "XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL", "4XL"]
+
+
+# What the questions read of the product itself (besides its variants' sizes, colours and stock,
+# and whether stores stock it). Its price counts only as on sale or not: a new price moves at
+# most which product the comparison names, not worth a new set at every price update.
+QUESTION_FIELDS = (
+    "title",
+    "description",
+    "brand",
+    "product_type",
+    "google_product_category",
+    "item_group_id",
+    "color",
+    "size",
+    "material",
+    "availability",
+)
+
+
+def questions_inputs_differ(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a product's change (field values before and after) may change its questions."""
+    return any(old[name] != new[name] for name in QUESTION_FIELDS) or _on_sale(old) != _on_sale(new)
+
+
+def _on_sale(fields: Mapping[str, Any]) -> bool:
+    return fields["sale_price"] is not None and fields["sale_price"] < fields["price"]
 
 
 @dataclass(frozen=True)

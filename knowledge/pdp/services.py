@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import Organization
-from knowledge.models import PdpQuestion, PdpQuestionSet
+from knowledge.models import PdpQuestion, PdpQuestionSet, Product
 from knowledge.pdp.generation import questions_generate
 from knowledge.pdp.selectors import FoundQuestionSet, product_for_url
 from knowledge.pdp.serving import question_set_serve, served_sets
@@ -59,25 +59,50 @@ def question_set_get_or_generate(
 
 
 def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
-    """Replaces the set's questions with freshly generated ones (the admin's action).
+    """Replaces the set's questions with freshly generated ones (the admin's action); from
+    then on the set follows the catalog's changes again.
 
     False, and nothing changed, when the catalog no longer has a product at the set's URL.
     """
     product = product_for_url(organization_id=question_set.organization_id, url=question_set.url)
     if product is None:
         return False
-    questions = questions_generate(product)
+    _questions_replace(question_set, product.title, questions_generate(product))
+    return True
+
+
+def question_sets_follow_catalog(*, organization: Organization, urls: Collection[str]) -> None:
+    """After the products at `urls` changed: their generated sets and those of their variants
+    (which ask about the group's sizes in stock), not those an operator edited, are generated
+    again, and written when the questions or title differ."""
+    products = Product.objects.filter(organization=organization)
+    groups = products.filter(url__in=urls).exclude(item_group_id="").values("item_group_id")
+    pages = {*urls, *products.filter(item_group_id__in=groups).values_list("url", flat=True)}
+    question_sets = PdpQuestionSet.objects.filter(
+        organization=organization, url__in=pages, generated=True
+    ).prefetch_related("questions")
+    for question_set in question_sets:
+        product = product_for_url(organization_id=organization.pk, url=question_set.url)
+        if product is None:
+            continue
+        questions = questions_generate(product)
+        current = [question.text for question in question_set.questions.all()]
+        if questions != current or product.title != question_set.product_title:
+            _questions_replace(question_set, product.title, questions)
+
+
+def _questions_replace(question_set: PdpQuestionSet, title: str, questions: list[str]) -> None:
     with transaction.atomic():
         question_set.questions.all().delete()
         PdpQuestion.objects.bulk_create(
             PdpQuestion(question_set=question_set, text=text, rank=rank)
             for rank, text in enumerate(questions, start=1)
         )
-        question_set.product_title = product.title
+        question_set.product_title = title
+        question_set.generated = True
         question_set.updated_at = timezone.now()
-        question_set.save(update_fields=["product_title", "updated_at"])
+        question_set.save(update_fields=["product_title", "generated", "updated_at"])
     served_sets.evict(question_set.id)  # this process at once; others by updated_at
-    return True
 
 
 def question_set_renumber(
@@ -100,5 +125,8 @@ def question_set_renumber(
     with transaction.atomic():
         if changed:
             PdpQuestion.objects.bulk_update(changed, ["rank"])
-        PdpQuestionSet.objects.filter(pk=question_set.pk).update(updated_at=timezone.now())
+        # An operator's edit: the set keeps it, no longer following the catalog.
+        PdpQuestionSet.objects.filter(pk=question_set.pk).update(
+            updated_at=timezone.now(), generated=False
+        )
     served_sets.evict(question_set.id)

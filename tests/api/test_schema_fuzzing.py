@@ -33,11 +33,12 @@ from schemathesis.checks import (
 )
 
 from accounts.models import Organization
+from accounts.services import api_key_issue
 from chats.models import Message
 from knowledge.canonical import canonicalize_url
 from knowledge.pdp.services import question_set_get_or_generate
 from tests.conftest import Tenant, make_tenant
-from tests.factories import ChatFactory, MessageFactory, ProductFactory
+from tests.factories import ChatFactory, MessageFactory, ProductFactory, StoreFactory
 from tests.server import LiveServer, start_server
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +61,15 @@ OPERATION_IDS = [
     "getMessageEvents",
     "setMessageFeedback",
     "deleteMessageFeedback",
+    "putCatalogProduct",
+    "patchCatalogProduct",
+    "batchCatalogProducts",
+    "putStoreStock",
+    "deleteCatalogProduct",  # last: its well-formed request deletes the real product
 ]
+CATALOG_OPERATIONS = {operation for operation in OPERATION_IDS if "Catalog" in operation} | {
+    "putStoreStock"
+}
 # One well-formed request per operation (`aim` fills in the real rows), sent before the fuzzing:
 # whatever the generator draws, every run checks the documented success response.
 VALID_REQUESTS: dict[str, dict[str, Any]] = {
@@ -80,6 +89,24 @@ VALID_REQUESTS: dict[str, dict[str, Any]] = {
         "body": {"rating": "down", "reason": "wrong_products", "comment": "Not what I asked"},
     },
     "deleteMessageFeedback": {"path_parameters": {"chatId": "", "messageId": ""}},
+    "putCatalogProduct": {
+        "path_parameters": {"itemId": ""},
+        "body": {
+            "title": "Fuzz Shoe",
+            "link": "https://shop.example/p/fuzz-shoe",
+            "price": "10.00 EUR",
+            "availability": "in_stock",
+        },
+    },
+    "patchCatalogProduct": {"path_parameters": {"itemId": ""}, "body": {"price": "9.99 EUR"}},
+    "batchCatalogProducts": {
+        "body": {"items": [{"method": "PATCH", "id": "", "product": {"quantity": "3"}}]}
+    },
+    "putStoreStock": {
+        "path_parameters": {"storeCode": "", "itemId": ""},
+        "body": {"availability": "in_stock", "quantity": "2"},
+    },
+    "deleteCatalogProduct": {"path_parameters": {"itemId": ""}},
 }
 HYPOTHESIS = {
     "deadline": None,
@@ -132,10 +159,30 @@ class Target:
     chat_id: str
     product_url: str
     answer_id: str  # a reply of the chat, which takes feedback
+    item_id: str
+    store_code: str
+    catalog_key: str
 
     @property
     def headers(self) -> dict[str, str]:
         return {"x-api-key": self.tenant.key}
+
+    def headers_for(self, operation_id: str) -> dict[str, str]:
+        """A key of the operation's scope."""
+        if operation_id in CATALOG_OPERATIONS:
+            return {"x-api-key": self.catalog_key}
+        return self.headers
+
+    def restore_product(self, session: requests.Session, base_url: str) -> None:
+        """The real product again (a fuzzed batch or delete may have removed it)."""
+        product = {"title": "Fuzz Shoe", "link": self.product_url, "price": "19.99 EUR"}
+        response = session.put(
+            f"{base_url}/v1/catalog/products/{self.item_id}",
+            json=product,
+            headers={"x-api-key": self.catalog_key},
+            timeout=30,
+        )
+        assert response.status_code in {200, 201}, response.text
 
     def aim(self, case: Any, *, keep: tuple[str, ...] = ()) -> None:
         """Points a generated request at real rows, keeping everything else it generated
@@ -148,6 +195,8 @@ class Target:
             "url": self.product_url,
             "currentUrl": self.product_url,
             "messageId": self.answer_id,
+            "itemId": self.item_id,
+            "storeCode": self.store_code,
         }
         for name in keep:
             real.pop(name)
@@ -158,6 +207,9 @@ class Target:
         if isinstance(case.body, dict):
             for name in case.body.keys() & real.keys():
                 case.body[name] = real[name]
+            for batch_item in case.body.get("items") or []:
+                if isinstance(batch_item, dict) and "id" in batch_item:
+                    batch_item["id"] = self.item_id
 
 
 @pytest.fixture(scope="module")
@@ -170,6 +222,8 @@ def target(fuzz_server, django_db_blocker) -> Iterator[Target]:
             chat = ChatFactory(chatbot=tenant.chatbot)
             answer = MessageFactory(chat=chat, type="answer", content="Here are two.")
             product = ProductFactory(organization=tenant.organization)
+            store = StoreFactory(organization=tenant.organization)
+            catalog_key = api_key_issue(organization=tenant.organization, scope="catalog").key
             # The product page has a question set, so the public GET has one to return.
             question_set_get_or_generate(
                 organization=tenant.organization, url=canonicalize_url(product.url)
@@ -179,6 +233,9 @@ def target(fuzz_server, django_db_blocker) -> Iterator[Target]:
                 chat_id=str(chat.id),
                 product_url=product.url,
                 answer_id=str(answer.uuid),
+                item_id=product.item_id,
+                store_code=store.code,
+                catalog_key=catalog_key,
             )
         finally:
             Organization.objects.filter(pk=tenant.organization.pk).delete()
@@ -194,7 +251,7 @@ def test_every_operation_of_the_schema_is_fuzzed(fuzz_schema):
 
 @pytest.mark.parametrize("operation_id", OPERATION_IDS)
 def test_operation_answers_valid_and_invalid_requests_as_documented(
-    fuzz_schema, target, operation_id
+    fuzz_schema, fuzz_server, target, operation_id
 ):
     operation = fuzz_schema.get_operation_by_id(operation_id)
     cases = st.one_of(
@@ -202,9 +259,12 @@ def test_operation_answers_valid_and_invalid_requests_as_documented(
         operation.as_strategy(data_generation_method=DataGenerationMethod.negative),
     )
     session = requests.Session()
+    if operation_id in CATALOG_OPERATIONS:
+        target.restore_product(session, fuzz_server.url)
     valid = operation.make_case(**VALID_REQUESTS[operation_id])
     target.aim(valid)
-    response = valid.call(session=session, headers=target.headers, timeout=30)
+    headers = target.headers_for(operation_id)
+    response = valid.call(session=session, headers=headers, timeout=30)
     assert response.status_code in {200, 201, 204}, response.text
     valid.validate_response(response, checks=CHECKS)
 
@@ -213,7 +273,7 @@ def test_operation_answers_valid_and_invalid_requests_as_documented(
     def fuzz(case, aimed: bool) -> None:
         if aimed:
             target.aim(case)
-        response = case.call(session=session, headers=target.headers if aimed else None, timeout=30)
+        response = case.call(session=session, headers=headers if aimed else None, timeout=30)
         case.validate_response(response, checks=CHECKS)
 
     fuzz()

@@ -4,6 +4,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from accounts.management.json_command import JsonCommand
+from accounts.models import Scope
 from accounts.services import api_key_issue, organization_resolve
 
 
@@ -29,8 +30,23 @@ class Command(JsonCommand):
         parser.add_argument("--environment", choices=["staging", "production"], default="staging")
         parser.add_argument("--expires", help="expiry date (YYYY-MM-DD) or timestamp")
         parser.add_argument("--name", default="", help="a label for the key")
+        parser.add_argument(
+            "--scope",
+            choices=Scope.values,
+            default=Scope.CHAT,
+            help="chat (the chat operations, default) or catalog (the catalog API)",
+        )
 
-    def run(self, *, org: str, environment: str, expires: str | None, name: str, **options):
+    def run(
+        self,
+        *,
+        org: str,
+        environment: str,
+        expires: str | None,
+        name: str,
+        scope: str,
+        **options,
+    ):
         expires_at = parse_expiry(expires) if expires else None
         if expires_at is not None and expires_at <= timezone.now():
             raise CommandError("--expires must be in the future")
@@ -39,10 +55,13 @@ class Command(JsonCommand):
             environment=environment,
             name=name,
             expires_at=expires_at,
+            scope=scope,
         )
         text = (
             f"API key: {issued.key}\n"
             f"Prefix: {issued.api_key.prefix}\n"
+            f"Scope: {issued.api_key.scope}\n"
             "Store it now: it will not be shown again."
         )
-        return {"apiKey": issued.key, "prefix": issued.api_key.prefix}, text
+        result = {"apiKey": issued.key, "prefix": issued.api_key.prefix, "scope": scope}
+        return result, text

@@ -2,7 +2,7 @@
 
 Understanding a message needs to know which words name a brand or a category *in this
 catalog*. Reading them is a scan of the catalog, so they are kept per organization until its
-next import (`MAX_AGE_SECONDS` at most); they only steer understanding: every product, price
+words may have changed (knowledge/catalog/freshness.py; `MAX_AGE_SECONDS` at most); they only steer understanding: every product, price
 and stock figure in a reply is read live at reply time.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -19,13 +20,14 @@ from django.db.models import Min
 
 from accounts.models import Organization
 from assistant_api.prepared import PreparedQuery
-from knowledge.models import ImportRun, Product, Store
+from knowledge.models import CatalogVersion, Product, Store
 from knowledge.search.text import fold
 
-# Kept until the organization's catalog is imported again, and at most this long (edits in the
-# admin console reach the assistant's understanding within it; prices and stock are always live).
+# Kept until the organization's CatalogVersion changes (an import, a product added, removed or
+# renamed through the catalog API or the console), and at most this long (a safety net; prices
+# and stock are always read live).
 MAX_AGE_SECONDS = 600.0
-_cache: dict[str, tuple[float, int | None, Vocabulary]] = {}
+_cache: dict[str, tuple[float, uuid.UUID | None, Vocabulary]] = {}
 _lock = threading.Lock()
 
 
@@ -70,20 +72,20 @@ def phrase(text: str) -> str:
 
 
 # Read on every message: compiled once (assistant_api/prepared.py).
-_latest_import = PreparedQuery(
-    lambda organization_id: (
-        ImportRun.objects.filter(organization_id=organization_id).order_by("-pk").values_list("pk")
-    ),
-    organization_id=ImportRun._meta.get_field("organization"),
+_catalog_version = PreparedQuery(
+    lambda organization_id: CatalogVersion.objects.filter(
+        organization_id=organization_id
+    ).values_list("stamp"),
+    organization_id=CatalogVersion._meta.get_field("organization"),
 )
 
 
 def vocabulary_for(organization: Organization) -> Vocabulary:
-    """The catalog's words, read again after each import (one cheap query tells)."""
+    """The catalog's words, read again after they may have changed (one cheap query tells)."""
     key = str(organization.pk)
     now = time.monotonic()
-    latest = _latest_import.fetch(organization_id=organization.pk, limit=1)
-    stamp = latest[0][0] if latest else None
+    version = _catalog_version.fetch(organization_id=organization.pk, limit=1)
+    stamp = version[0][0] if version else None
     cached = _cache.get(key)
     if cached is not None and cached[1] == stamp and now - cached[0] < MAX_AGE_SECONDS:
         return cached[2]

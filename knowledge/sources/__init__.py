@@ -1,0 +1,1 @@
+"""Scheduled catalog feeds: fetching them safely and importing what changed (`sync_catalogs`)."""

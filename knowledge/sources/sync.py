@@ -1,0 +1,176 @@
+"""`catalog_sources_sync`: fetches the feeds of each source that is due and imports what changed.
+
+Each source is claimed first with one conditional UPDATE that moves its next fetch time, so
+two overlapping runs (a cron job that ran long) never fetch the same source at once. A feed
+answering 304 costs that one request and nothing else; when every feed of a source is
+unchanged, nothing is written but that claim. Otherwise the changed files are imported by
+the feed import itself (`catalog_import`: each file all-or-nothing, a full product feed with
+no importable row removes nothing) and the run is recorded in the import history, as is a
+fetch that failed (then nothing is imported, and the next run fetches everything again).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import IO
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from accounts.models import Organization
+from knowledge.catalog.report import ImportReport
+from knowledge.catalog.services import ImportFile, catalog_import, import_run_record
+from knowledge.models import FeedAuth, FeedSource
+from knowledge.sources.credentials import UnreadableSecret, secret_decrypt
+from knowledge.sources.fetch import Credentials, Fetched, FetchError, feed_fetch
+
+SOURCE = "sync"
+# Stores first, products, then inventory (which needs both), as catalog_import runs them.
+FEEDS = (("stores", "stores_url"), ("products", "products_url"), ("inventory", "inventory_url"))
+UNCHANGED, SUCCEEDED, FAILED = "unchanged", "succeeded", "failed"
+
+
+@dataclass
+class SyncOutcome:
+    organization: Organization
+    status: str  # unchanged, succeeded or failed
+    message: str = ""
+    import_run_id: int | None = None
+
+    def as_json(self) -> dict:
+        return {
+            "organizationId": str(self.organization.pk),
+            "status": self.status,
+            "message": self.message,
+            "importRunId": self.import_run_id,
+        }
+
+
+def sources_due(*, now: dt.datetime) -> QuerySet[FeedSource]:
+    return FeedSource.objects.filter(enabled=True, next_fetch_at__lte=now).select_related(
+        "organization"
+    )
+
+
+def catalog_sources_sync(
+    *, now: dt.datetime | None = None, sources: QuerySet[FeedSource] | None = None
+) -> list[SyncOutcome]:
+    """Syncs `sources` (default: those due), each one claimed first."""
+    now = now or timezone.now()
+    outcomes = []
+    for source in sources if sources is not None else sources_due(now=now):
+        if source_claim(source=source, now=now):
+            outcomes.append(source_sync(source=source))
+    return outcomes
+
+
+def source_claim(*, source: FeedSource, now: dt.datetime) -> bool:
+    """Moves the source's next fetch time, unless another run did since it was read."""
+    next_fetch_at = now + dt.timedelta(minutes=source.every_minutes)
+    claimed = FeedSource.objects.filter(pk=source.pk, next_fetch_at=source.next_fetch_at).update(
+        next_fetch_at=next_fetch_at, checked_at=now
+    )
+    source.next_fetch_at, source.checked_at = next_fetch_at, now
+    return claimed == 1
+
+
+def source_sync(*, source: FeedSource) -> SyncOutcome:
+    """Fetches the source's feeds (conditionally) and imports those that changed."""
+    organization = source.organization
+    started_at = timezone.now()
+    fetched: dict[str, Fetched] = {}
+    report = ImportReport()
+    try:
+        credentials = source_credentials(source)
+        for kind, attribute in FEEDS:
+            url = getattr(source, attribute)
+            if url:
+                fetched[kind] = _fetch(source, kind, url, credentials, report)
+    except (FetchError, UnreadableSecret) as exc:
+        for result in fetched.values():
+            _close(result.body)
+        report.error(file=source.products_url, line=None, message=str(exc))
+        report.failed_files.append(source.products_url)
+        run = import_run_record(
+            organization=organization,
+            report=report,
+            source=SOURCE,
+            started_at=started_at,
+            feed_name=source.products_url,
+            inventory_name=source.inventory_url,
+            stores_name=source.stores_url,
+            full=source.full,
+        )
+        return SyncOutcome(organization, FAILED, str(exc), run.pk)
+
+    changed = {kind: result for kind, result in fetched.items() if result.body is not None}
+    if not changed:
+        return SyncOutcome(organization, UNCHANGED, "every feed is unchanged")
+    try:
+        files = {
+            kind: ImportFile(stream=changed[kind].body, name=getattr(source, attribute))  # type: ignore[arg-type]
+            for kind, attribute in FEEDS
+            if kind in changed
+        }
+        report, run = catalog_import(
+            organization=organization,
+            feed=files.get("products"),
+            inventory=files.get("inventory"),
+            stores=files.get("stores"),
+            full=source.full,
+            source=SOURCE,
+        )
+    finally:
+        for result in changed.values():
+            _close(result.body)
+    if not report.succeeded:
+        # The validators stay those of the last import, so the next run fetches it all again.
+        return SyncOutcome(organization, FAILED, _first_error(report), run.pk)
+    validators = dict(source.cache_validators)
+    for kind, result in changed.items():
+        validators[kind] = {
+            "url": getattr(source, dict(FEEDS)[kind]),
+            "etag": result.etag,
+            "last_modified": result.last_modified,
+        }
+    FeedSource.objects.filter(pk=source.pk).update(cache_validators=validators)
+    source.cache_validators = validators
+    return SyncOutcome(organization, SUCCEEDED, report.as_text().splitlines()[0], run.pk)
+
+
+def source_credentials(source: FeedSource) -> Credentials:
+    secret = secret_decrypt(source.secret_encrypted)
+    if source.auth == FeedAuth.BASIC:
+        return Credentials(username=source.username, password=secret)
+    if source.auth == FeedAuth.HEADER and source.header_name:
+        return Credentials(header_name=source.header_name, header_value=secret)
+    return Credentials()
+
+
+def _fetch(
+    source: FeedSource, kind: str, url: str, credentials: Credentials, report: ImportReport
+) -> Fetched:
+    known = source.cache_validators.get(kind) or {}
+    same_url = known.get("url") == url
+    try:
+        result = feed_fetch(
+            url,
+            etag=known.get("etag", "") if same_url else "",
+            last_modified=known.get("last_modified", "") if same_url else "",
+            credentials=credentials,
+        )
+    except FetchError as exc:
+        raise FetchError(f"{kind} feed {url[:200]}: {exc.message}; nothing was imported") from exc
+    for failure in result.attempts:
+        report.warning(file=url, line=None, message=f"retried after: {failure}")
+    return result
+
+
+def _first_error(report: ImportReport) -> str:
+    return report.errors[0]["message"] if report.errors else "the import failed"
+
+
+def _close(body: IO[bytes] | None) -> None:
+    if body is not None:
+        body.close()

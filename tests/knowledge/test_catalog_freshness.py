@@ -1,0 +1,176 @@
+"""What a catalog change renews in a worker, and what it leaves: the catalog's words, the
+generated PDP question sets (edited ones stay as edited)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.forms.models import model_to_dict
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_issue
+from knowledge.models import PdpQuestionSet, Product
+from tests.knowledge.catalog_files import item, run_import, tsv, write
+
+pytestmark = pytest.mark.django_db
+
+PAGE = "https://shop.example/products/trail-runner-1"
+DISCOUNT = "How much is the discount on the Trail Runner 1?"
+
+
+@pytest.fixture
+def catalog(tenant) -> APIClient:
+    client = APIClient()
+    client.credentials(
+        HTTP_X_API_KEY=api_key_issue(organization=tenant.organization, scope="catalog").key
+    )
+    return client
+
+
+def put(catalog: APIClient, number: int, **overrides: str) -> None:
+    values = {name: value for name, value in item(number, **overrides).items() if value}
+    response = catalog.put(f"/v1/catalog/products/SKU-{number}", values, format="json")
+    assert response.status_code in (200, 201), response.content
+
+
+def patch(catalog: APIClient, number: int, **values) -> None:
+    response = catalog.patch(f"/v1/catalog/products/SKU-{number}", values, format="json")
+    assert response.status_code == 200, response.content
+
+
+def spelling_lookups(tenant, message: str) -> tuple[dict, list[str]]:
+    """The reply to `message` in a new chat, and the queries of the catalog's words it ran."""
+    client = tenant.client
+    chat = client.post("/v1/chats", {"chatbotId": str(tenant.chatbot.id)}, format="json").json()
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(
+            f"/v1/chats/{chat['id']}/messages",
+            {"message": message, "currentUrl": "https://shop.example/"},
+            format="json",
+        )
+    assert response.status_code == 201
+    lookups = [query["sql"] for query in queries if "knowledge_searchterm" in query["sql"]]
+    return response.json(), lookups
+
+
+def test_new_words_are_looked_up_again_but_a_price_change_keeps_them(tenant, catalog):
+    put(catalog, 1, title="Velvet Mascara", product_type="Beauty > Eyes")
+    first, first_lookups = spelling_lookups(tenant, "any mascra?")
+    assert "Velvet Mascara" in first["products"][0]["designation"]
+    assert first_lookups
+    assert not spelling_lookups(tenant, "any mascra?")[1]
+
+    # A price or stock change leaves the catalog's words as they were: nothing read again
+    patch(catalog, 1, price="12.00 EUR", availability="out_of_stock")
+    again, again_lookups = spelling_lookups(tenant, "any mascra?")
+    assert not again_lookups and again["products"][0]["price"] == 12.0
+
+    # A new product may bring new words: they are read again
+    put(catalog, 2, title="Silk Mascara", product_type="Beauty > Eyes")
+    after, after_lookups = spelling_lookups(tenant, "any mascra?")
+    assert after_lookups
+    assert "Silk Mascara" in {product["designation"] for product in after["products"]}
+
+
+def generated_set(tenant) -> dict:
+    response = APIClient().post(
+        "/v1/knowledge/pdp-questions/public/get-questions",
+        {"organizationId": str(tenant.organization.pk), "url": PAGE},
+        format="json",
+    )
+    assert response.status_code == 200
+    return response.json()
+
+
+def public_questions(tenant) -> list[str]:
+    response = APIClient().get(
+        f"/v1/knowledge/pdp-questions/{tenant.organization.pk}/public", {"url": PAGE}
+    )
+    return [question["text"] for question in response.json()["questions"]]
+
+
+def test_a_generated_question_set_follows_the_product_and_keeps_its_count(tenant, catalog):
+    put(catalog, 1)
+    before = generated_set(tenant)
+    assert DISCOUNT not in [question["text"] for question in before["questions"]]
+
+    patch(catalog, 1, sale_price="59.90 EUR")
+
+    assert DISCOUNT in public_questions(tenant)
+    after = generated_set(tenant)
+    assert after["id"] == before["id"] and after["requests"] == before["requests"] + 2
+
+
+def test_a_new_price_that_keeps_it_off_sale_leaves_the_set_alone(tenant, catalog):
+    put(catalog, 1)
+    generated_set(tenant)
+    stored = PdpQuestionSet.objects.get(organization=tenant.organization)
+
+    patch(catalog, 1, price="79.00 EUR", quantity=3)
+
+    assert PdpQuestionSet.objects.get(pk=stored.pk).updated_at == stored.updated_at
+
+
+def test_an_import_refreshes_generated_sets_too(tenant, tmp_path):
+    feed = write(tmp_path / "feed.tsv", tsv([item(1)]))
+    assert not run_import(str(tenant.organization.pk), str(feed))[1]
+    generated_set(tenant)
+
+    feed = write(tmp_path / "feed.tsv", tsv([item(1, sale_price="59.90 EUR")]))
+    assert not run_import(str(tenant.organization.pk), str(feed))[1]
+
+    assert DISCOUNT in public_questions(tenant)
+
+
+def test_a_set_an_operator_edited_stays_as_edited(tenant, catalog, operator_client):
+    put(catalog, 1)
+    question_set = PdpQuestionSet.objects.get(pk=generated_set(tenant)["id"])
+    question = question_set.questions.first()
+    form = {
+        "organization": tenant.organization.pk,
+        "url": PAGE,
+        "product_title": "Trail Runner 1",
+        "questions-TOTAL_FORMS": "1",
+        "questions-INITIAL_FORMS": "1",
+        "questions-0-id": question.pk,
+        "questions-0-question_set": question_set.pk,
+        "questions-0-rank": "1",
+        "questions-0-text": "Our own question?",
+    }
+    response = operator_client.post(
+        f"/admin/knowledge/pdpquestionset/{question_set.pk}/change/", form
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    edited = public_questions(tenant)
+    assert edited[0] == "Our own question?"
+
+    patch(catalog, 1, sale_price="59.90 EUR")
+
+    assert public_questions(tenant) == edited
+
+
+def test_a_product_edited_in_the_console_updates_its_question_set(tenant, catalog, operator_client):
+    put(catalog, 1)
+    generated_set(tenant)
+    product = Product.objects.get(organization=tenant.organization, item_id="SKU-1")
+    change = f"/admin/knowledge/product/{product.pk}/change/"
+    form = {
+        name: ("" if value is None else value)
+        for name, value in model_to_dict(product).items()
+        if name != "id"
+    }
+    form.update(
+        sale_price="59.90",
+        **{
+            "inventory-TOTAL_FORMS": "0",
+            "inventory-INITIAL_FORMS": "0",
+            "inventory-MIN_NUM_FORMS": "0",
+            "inventory-MAX_NUM_FORMS": "1000",
+        },
+    )
+
+    response = operator_client.post(change, form)
+
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert DISCOUNT in public_questions(tenant)
