@@ -12,7 +12,7 @@ from django.template.response import TemplateResponse
 from django.urls import path
 
 from accounts.models import Chatbot, Organization
-from insights.csv_export import csv_text
+from assistant_api.csv_export import csv_text
 from insights.models import InsightDay
 from insights.report import insights_report, insights_table, period_from
 

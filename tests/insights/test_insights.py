@@ -14,9 +14,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from assistant_api.csv_export import csv_safe_cell
 from chats.events import EventPublisher
 from chats.models import Chat, Message
-from insights.csv_export import csv_safe
 from insights.models import InsightDay, InsightTerm, TermKind
 from tests.factories import ChatbotFactory, ChatFactory, MessageFactory, ProductFactory
 
@@ -247,12 +247,13 @@ def test_organization_page_links_to_insights(operator_client, tenant):
         ("\tx", "'\tx"),
         ("\rx", "'\rx"),
         ("shoes", "shoes"),
-        (12, "12"),
-        (None, ""),
+        (12, 12),
+        (-2, -2),
+        (None, None),
     ],
 )
 def test_csv_cells_that_would_start_a_formula_are_escaped(value, safe):
-    assert csv_safe(value) == safe
+    assert csv_safe_cell(value) == safe
 
 
 def test_refresh_refuses_bad_arguments():
