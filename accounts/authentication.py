@@ -18,6 +18,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts import keys
+from accounts.client_tokens import TOKEN_NOT_VALID_HERE, TokenForbiddenError, is_client_token
 from accounts.key_cache import api_key_lookup, api_key_remember_use
 from accounts.models import ApiKey, Organization
 
@@ -72,6 +73,9 @@ def request_api_key(request: HttpRequest) -> ApiKey:
 
 def authenticate_key(key: str) -> ApiKey:
     """The active key for `key`, or AuthenticationFailed with the reason."""
+    if is_client_token(key):
+        # A chat's client token where only an API key will do (chats/token_auth.py).
+        raise TokenForbiddenError(TOKEN_NOT_VALID_HERE)
     prefix = keys.prefix_of(key)
     if prefix is None:
         raise exceptions.AuthenticationFailed(INVALID_KEY)

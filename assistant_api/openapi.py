@@ -27,7 +27,14 @@ _DESCRIPTIONS = {
         "Malformed request: a body that is not valid JSON, or a request line or header the "
         "HTTP server refuses (e.g. a control character in a header value)."
     ),
-    401: "API key missing, unknown, revoked, expired, or of the other environment.",
+    401: (
+        "API key missing, unknown, revoked, expired, or of the other environment; or a client "
+        "token that is invalid, expired, or whose API key was revoked."
+    ),
+    403: (
+        "A client token used on another chat or an operation it does not cover, or from an "
+        "origin the organization does not allow."
+    ),
     404: "The resource does not exist or belongs to another organization.",
     413: "Body larger than 64 KiB.",
     415: "The body is not application/json.",
@@ -35,6 +42,10 @@ _DESCRIPTIONS = {
     429: "Monthly message quota reached, or rate limit exceeded (with Retry-After).",
     503: "The database or the assistant engine is unavailable.",
 }
+
+
+# Operations that take an API key only, on viewsets whose other actions take client tokens.
+API_KEY_ONLY = [{"apiKey": []}, {"bearer": []}]
 
 
 def chat_id_parameter() -> OpenApiParameter:
@@ -81,3 +92,20 @@ def documented_as(description: type[APIView], view: Callable[..., Any]) -> Calla
     documented.cls = description  # type: ignore[attr-defined]
     documented.initkwargs = {}  # type: ignore[attr-defined]
     return documented
+
+
+class ChatTokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    """A chat's client token (docs/api.md, "Shop front-ends"): opaque, not a JWT."""
+
+    target_class = "chats.token_auth.ChatTokenAuthentication"
+    name = "clientToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": (
+                "A chat's client token from Create Client Token, for that chat's operations "
+                "from a browser. On the event streams it may also be sent as `?token=`."
+            ),
+        }

@@ -72,6 +72,8 @@ MIDDLEWARE = [
     # django-cors-headers plus the per-organization allowed origins (contract §6); outside the
     # size limit, so a public endpoint's 413 reaches the page's script too.
     "knowledge.pdp.cors.PdpCorsMiddleware",
+    # CORS of client-token requests on the chat paths (chats/cors.py), also outside the limit.
+    "chats.cors.ChatCorsMiddleware",
     "assistant_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -245,6 +247,8 @@ CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-ques
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type"]
+# What a page's script may read of a PDP answer (the ETag to revalidate with).
+CORS_EXPOSE_HEADERS = ["ETag", "X-Request-Id", "Retry-After"]
 
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -316,6 +320,10 @@ RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
 if not 0 <= API_KEY_CACHE_SECONDS <= 1:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
+# Default lifetime of a chat's client token (POST /v1/chats/{chatId}/client-tokens).
+CLIENT_TOKEN_SECONDS = env_int("CLIENT_TOKEN_SECONDS", 3600)
+if not 60 <= CLIENT_TOKEN_SECONDS <= 86400:
+    raise ImproperlyConfigured("CLIENT_TOKEN_SECONDS must be between 60 and 86400")
 # Seconds a worker reuses a chat row it read for a read (chats/chat_cache.py).
 CHAT_CACHE_SECONDS = float(os.environ.get("CHAT_CACHE_SECONDS", "60"))
 # Seconds a chat's history pages may stay in Redis (chats/history_cache.py): a new message

@@ -8,6 +8,7 @@ from assistant_api.plain_get import plain_get
 from assistant_api.plain_post import plain_post
 from chats.stream.openapi import ChatEventsDescription
 from chats.stream.views import chat_events
+from chats.token_views import ClientTokenView
 from chats.views import (
     ChatMessageViewSet,
     ChatViewSet,
@@ -42,4 +43,9 @@ urlpatterns = [
         name="chat-events",
     ),
     path("v1/chats/<str:chatId>/events", chat_events, name="chat-events-legacy"),
+    path(
+        "v1/chats/<str:chatId>/client-tokens",
+        ClientTokenView.as_view(),
+        name="chat-client-tokens",
+    ),
 ]

@@ -12,7 +12,9 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.views import APIView
 
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
+from accounts.authentication import ApiKeyAuthentication
 from assistant_api.renderers import JSON
+from chats.token_auth import ChatTokenAuthentication
 
 EVENT_STREAM = "text/event-stream"
 
@@ -34,6 +36,7 @@ class _EventStreamRenderer(BaseRenderer):
 
 class ChatEventsDescription(APIView):
     renderer_classes = [_EventStreamRenderer]
+    authentication_classes = [ChatTokenAuthentication, ApiKeyAuthentication]
 
     @extend_schema(
         operation_id="getMessageEvents",
@@ -47,6 +50,15 @@ class ChatEventsDescription(APIView):
             OpenApiParameter(
                 "Last-Event-ID", OpenApiTypes.INT, OpenApiParameter.HEADER, description=_RESUME
             ),
+            OpenApiParameter(
+                "token",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                description=(
+                    "The chat's client token, for EventSource, which cannot send an "
+                    "Authorization header."
+                ),
+            ),
         ],
         responses={
             (200, EVENT_STREAM): OpenApiResponse(
@@ -54,7 +66,7 @@ class ChatEventsDescription(APIView):
             ),
             **{
                 (code, JSON): response
-                for code, response in ERROR_RESPONSES(401, 404, 422, 429).items()
+                for code, response in ERROR_RESPONSES(401, 403, 404, 422, 429).items()
             },
         },
     )

@@ -21,7 +21,6 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
-from accounts.authentication import request_api_key
 from assistant_api.errors import ApplicationError, ValidationFailedError
 from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
@@ -31,6 +30,7 @@ from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hub import Delivery, Subscription, get_hub
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
+from chats.token_auth import request_chat_key
 
 logger = logging.getLogger("chats.stream")
 
@@ -42,7 +42,8 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 @require_GET
 def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
-        api_key = request_api_key(request)
+        # A client token may come as `?token=`: EventSource cannot send headers.
+        api_key = request_chat_key(request, chatId, allow_query=True)
         key_rate_limit(api_key)  # opening a stream is one request of the key (contract §7)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
         after = resume_position(request)
