@@ -68,7 +68,8 @@ class BodySizeLimitMiddleware:
     """Refuses declared bodies over 64 KiB before anything reads them (413), and chunked
     bodies that could not be read (400).
 
-    The admin's catalog import form is the one place that takes larger uploads.
+    The admin's catalog import form takes larger uploads, and so does the AI SDK endpoint
+    (`UI_CHAT_MAX_BODY_BYTES`), whose client sends the whole conversation every time.
     """
 
     def __init__(self, get_response: Handler) -> None:
@@ -81,11 +82,12 @@ class BodySizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return json_error(400, "Invalid Content-Length header")
-        limit = (
-            settings.ADMIN_MAX_BODY_BYTES
-            if request.path.startswith("/admin/")
-            else settings.MAX_BODY_BYTES
-        )
+        if request.path.startswith("/admin/"):
+            limit = settings.ADMIN_MAX_BODY_BYTES
+        elif request.path == "/v1/ui/chat":
+            limit = settings.UI_CHAT_MAX_BODY_BYTES
+        else:
+            limit = settings.MAX_BODY_BYTES
         if length > limit:
             return json_error(413)
         return self.get_response(request)

@@ -44,8 +44,9 @@ _DESCRIPTIONS = {
 }
 
 
-# Operations that take an API key only, on viewsets whose other actions take client tokens.
-API_KEY_ONLY = [{"apiKey": []}, {"bearer": []}]
+# Operations that take an API key only, on viewsets whose other actions take client tokens:
+# extend_schema(auth=...) takes security requirements (its annotation says names).
+API_KEY_ONLY: Any = [{"apiKey": []}, {"bearer": []}]
 
 
 def chat_id_parameter() -> OpenApiParameter:

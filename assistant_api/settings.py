@@ -198,6 +198,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 # The admin's catalog import form uploads whole feeds.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 ADMIN_MAX_BODY_BYTES = env_int("ADMIN_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
+# POST /v1/ui/chat: the AI SDK's transport sends the whole conversation (tool outputs too)
+# with every message, though only the last one is read.
+UI_CHAT_MAX_BODY_BYTES = env_int("UI_CHAT_MAX_BODY_BYTES", 1024 * 1024)
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True

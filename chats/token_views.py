@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import request_organization
 from accounts.client_tokens import MAX_TTL_SECONDS, MIN_TTL_SECONDS, client_token_mint
+from accounts.models import ApiKey
 from assistant_api.fields import StrictIntegerField
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from assistant_api.validation import validated
@@ -50,11 +51,13 @@ class ClientTokenView(APIView):
     )
     def post(self, request: Request, chatId: str) -> Response:
         organization = request_organization(request)
+        api_key = request.auth
+        assert isinstance(api_key, ApiKey)  # ApiKeyAuthentication's
         # An empty body is the default lifetime.
         data = validated(ClientTokenInput, request.data if request.data else {})
         chat = chat_get(organization=organization, chat_id=chatId, fresh=True)
         minted = client_token_mint(
-            api_key=request.auth,
+            api_key=api_key,
             chat_id=chat.id,
             ttl_seconds=data.get("ttlSeconds", settings.CLIENT_TOKEN_SECONDS),
         )

@@ -9,6 +9,8 @@ from assistant_api.plain_post import plain_post
 from chats.stream.openapi import ChatEventsDescription
 from chats.stream.views import chat_events
 from chats.token_views import ClientTokenView
+from chats.ui.openapi import UiChatDescription, UiChatStreamDescription
+from chats.ui.views import ui_chat, ui_chat_stream
 from chats.views import (
     ChatMessageViewSet,
     ChatViewSet,
@@ -47,5 +49,12 @@ urlpatterns = [
         "v1/chats/<str:chatId>/client-tokens",
         ClientTokenView.as_view(),
         name="chat-client-tokens",
+    ),
+    # The AI SDK's UI message stream (chats/ui/): useChat's DefaultChatTransport and its resume.
+    path("v1/ui/chat", documented_as(UiChatDescription, ui_chat), name="ui-chat"),
+    path(
+        "v1/ui/chat/<str:chatId>/stream",
+        documented_as(UiChatStreamDescription, ui_chat_stream),
+        name="ui-chat-stream",
     ),
 ]

@@ -11,8 +11,8 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.renderers import BaseRenderer
 from rest_framework.views import APIView
 
-from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from accounts.authentication import ApiKeyAuthentication
+from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from assistant_api.renderers import JSON
 from chats.token_auth import ChatTokenAuthentication
 

@@ -28,7 +28,7 @@ from assistant_api.validation import digits_value
 from chats.models import Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
-from chats.stream.hub import Delivery, Subscription, get_hub
+from chats.stream.hub import Delivery, Subscription, get_hub, hub_subscribe
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
 from chats.token_auth import request_chat_key
 
@@ -53,12 +53,7 @@ def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
-    hub = get_hub()
-    if hub.floor is None:
-        # The first stream of this process fixes where live delivery starts, before its own
-        # replay reads, so nothing committed in between is missed.
-        hub.start(event_top())
-    subscription = hub.subscribe(chat.id)
+    subscription = hub_subscribe(chat.id, top=event_top)
     try:
         replay = event_replay(chat=chat, after=after, now=now)
     except BaseException:
