@@ -24,13 +24,14 @@ var/secret_key:
 	$(PY) -c "import secrets; print(secrets.token_urlsafe(50))" > var/secret_key
 	chmod 600 var/secret_key
 
-# Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent.
+# Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent (and the
+# demo shop's pages at /demo/, DEMO_SHOP=1).
 run: install var/secret_key
 	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py migrate --noinput
 	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py collectstatic --noinput -v 0
 	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} $(PY) manage.py seed_demo --banner
 	SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)} SECURE_COOKIES=$${SECURE_COOKIES:-0} \
-		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} \
+		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} DEMO_SHOP=$${DEMO_SHOP:-1} \
 		$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
 
 # The production server only (expects a configured environment).

@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "accounts",
     "chats",
     "knowledge",
+    "storefront",
 ]
 
 MIDDLEWARE = [
@@ -323,6 +324,9 @@ RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))
 if not 0 <= API_KEY_CACHE_SECONDS <= 1:
     raise ImproperlyConfigured("API_KEY_CACHE_SECONDS must be between 0 and 1 (contract §2)")
+# The demo shop at /demo/ with its built-in token endpoint (storefront/demo.py): `make run`
+# turns it on; never in production, where a shop's own backend mints tokens.
+DEMO_SHOP = env_bool("DEMO_SHOP")
 # Default lifetime of a chat's client token (POST /v1/chats/{chatId}/client-tokens).
 CLIENT_TOKEN_SECONDS = env_int("CLIENT_TOKEN_SECONDS", 3600)
 if not 60 <= CLIENT_TOKEN_SECONDS <= 86400:
