@@ -89,7 +89,7 @@ class BodySizeLimitMiddleware:
         else:
             limit = settings.MAX_BODY_BYTES
         if length > limit:
-            return json_error(413)
+            return json_error(413, errors.body_too_large(limit))
         return self.get_response(request)
 
 

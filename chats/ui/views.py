@@ -25,7 +25,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from assistant_api.errors import BODY_TOO_LARGE, INVALID_JSON, ApplicationError
+from assistant_api.errors import INVALID_JSON, ApplicationError, body_too_large
 from assistant_api.middleware import json_error
 from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
@@ -124,11 +124,10 @@ def _json_body(request: HttpRequest) -> dict[str, Any] | HttpResponse:
         return json_error(415, JSON_ONLY)
     # Read as it comes, not through request.body: the transport sends the whole
     # conversation each time, beyond the API's usual 64 KiB (UI_CHAT_MAX_BODY_BYTES).
-    raw = request.read(settings.UI_CHAT_MAX_BODY_BYTES + 1)
-    if len(raw) > settings.UI_CHAT_MAX_BODY_BYTES:
-        return json_error(
-            413, BODY_TOO_LARGE.replace("64 KiB", _size(settings.UI_CHAT_MAX_BODY_BYTES))
-        )
+    limit = settings.UI_CHAT_MAX_BODY_BYTES
+    raw = request.read(limit + 1)
+    if len(raw) > limit:
+        return json_error(413, body_too_large(limit))
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -136,10 +135,6 @@ def _json_body(request: HttpRequest) -> dict[str, Any] | HttpResponse:
     if not isinstance(body, dict):
         return json_error(422, NOT_AN_OBJECT)
     return body
-
-
-def _size(limit: int) -> str:
-    return f"{limit // 1024} KiB"
 
 
 def _release_connection() -> None:

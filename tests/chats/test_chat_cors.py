@@ -31,10 +31,20 @@ def cors_headers(response) -> dict[str, str]:
     return {name: value for name, value in response.items() if name.startswith("Access-Control")}
 
 
-@pytest.mark.parametrize("path", ["", "/messages", "/messages/events", "/events"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/v1/chats/{chat}",
+        "/v1/chats/{chat}/messages",
+        "/v1/chats/{chat}/messages/events",
+        "/v1/chats/{chat}/events",
+        "/v1/ui/chat",
+        "/v1/ui/chat/{chat}/stream",
+    ],
+)
 def test_preflights_on_chat_paths_are_answered(chat, path):
     response = APIClient().options(
-        f"/v1/chats/{chat.id}{path}",
+        path.format(chat=chat.id),
         HTTP_ORIGIN=SHOP,
         HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
         HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization, content-type",

@@ -219,3 +219,24 @@ def test_resume_is_204_when_nothing_runs_and_the_running_reply_from_its_start(se
     # Then it gets the whole reply from its start, as the POST's client did
     assert resumed == posted["chunks"]
     assert httpx.get(resume, headers=headers).status_code == 204
+
+
+def test_a_long_conversation_in_the_body_is_taken_up_to_its_own_limit(server, shop):
+    chat_id = new_chat(server, shop)
+    token = token_for(server, shop, chat_id)
+    headers = {"Authorization": f"Bearer {token}"}
+    body = ui_chat_body(chat_id, QUESTION, currentUrl=PAGE)
+    earlier = {"id": "old", "role": "assistant", "parts": [{"type": "text", "text": "x" * 1000}]}
+    body["messages"] = [earlier] * 100 + body["messages"]  # ~100 KiB: over the usual 64 KiB
+    assert len(post_ui(server, token, body)) > 5
+    body["messages"] = [earlier] * 1100 + body["messages"][-1:]  # over 1 MiB
+    too_large = httpx.post(f"{server.url}/v1/ui/chat", json=body, headers=headers)
+    assert too_large.status_code == 413
+    assert too_large.json()["message"] == "Request body larger than 1024 KiB"
+    not_json = httpx.post(
+        f"{server.url}/v1/ui/chat",
+        content=b"id=1",
+        headers={**headers, "Content-Type": "text/plain"},
+    )
+    assert not_json.status_code == 415
+    assert Message.objects.filter(chat_id=chat_id, type="user").count() == 1
