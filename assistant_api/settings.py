@@ -285,7 +285,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "MessageTypeEnum": "chats.models.MessageType",
+        "AvailabilityStatusEnum": "knowledge.models.Availability",
+        "UIMessageRoleEnum": "chats.ui.request.UI_ROLES",
+        "UIChatTriggerEnum": "chats.ui.request.TRIGGERS",
+    },
+    # Where the paths are served: this deployment (a `servers` entry, as OpenAPI tools expect).
+    "SERVERS": [{"url": "/", "description": "This deployment"}],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "assistant_api.openapi.public_operations_without_security",
+    ],
 }
 
 # --- Logging: one JSON object per line, with the request id ---------------------------------

@@ -15,13 +15,13 @@ from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from assistant_api.renderers import JSON
 from chats.stream.openapi import EVENT_STREAM
 from chats.token_auth import ChatTokenAuthentication
-from chats.ui.request import TRIGGERS
+from chats.ui.request import TRIGGERS, UI_ROLES
 
 _UiMessage = inline_serializer(
     name="UIMessage",
     fields={
         "id": serializers.CharField(),
-        "role": serializers.ChoiceField(choices=["system", "user", "assistant"]),
+        "role": serializers.ChoiceField(choices=list(UI_ROLES)),
         "parts": serializers.ListField(child=serializers.DictField()),
     },
 )

@@ -20,6 +20,7 @@ from chats.idempotency import idempotency_key_clean
 from chats.serializers import MessageCreateInput
 
 TRIGGERS = ("submit-message", "regenerate-message")
+UI_ROLES = ("system", "user", "assistant")  # of a UIMessage
 NOT_A_CHAT_ID = "Must be the chat's id (a string)."
 NO_USER_MESSAGE = "The last message must be the shopper's: role user, with text parts."
 UNKNOWN_TRIGGER = f"Must be one of: {', '.join(TRIGGERS)}."
