@@ -11,10 +11,11 @@ client that goes away ends only its stream: the reply is still produced and stor
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -138,10 +139,12 @@ def _json_body(request: HttpRequest) -> dict[str, Any] | HttpResponse:
 
 
 def _release_connection() -> None:
-    """A stream must not pin a database connection for its lifetime (as the event stream)."""
+    """A stream must not pin a database connection, nor keep Django's per-greenlet connection
+    object, for its lifetime (as the event stream does)."""
     if not connection.in_atomic_block:
         connection.close()
-        del connections[DEFAULT_DB_ALIAS]
+        with contextlib.suppress(AttributeError):  # none made in this greenlet
+            del connections[DEFAULT_DB_ALIAS]
 
 
 def _streaming(stream: Any) -> StreamingHttpResponse:
@@ -154,7 +157,7 @@ def _streaming(stream: Any) -> StreamingHttpResponse:
 class ReplyRunner:
     """Produces an accepted message's reply in a thread of its own."""
 
-    def __init__(self, accepted: AcceptedMessage, *, wake: Any) -> None:
+    def __init__(self, accepted: AcceptedMessage, *, wake: Callable[[], None]) -> None:
         self.accepted = accepted
         self.wake = wake
         self.outcome: Outcome | None = None
@@ -210,7 +213,7 @@ class LiveReplyStream:
         last_write = time.monotonic()
         if self.runner is None:  # a resume: the running reply so far, from the database
             frames = self._handle(chat_events_after(self.chat, self.after))
-            connection.close()
+            _release_connection()
             if frames:
                 yield frames
                 last_write = time.monotonic()
@@ -218,7 +221,7 @@ class LiveReplyStream:
             if self.runner is not None and self.runner.done.is_set():
                 # Every event of the reply is committed: read what the hub has not delivered.
                 yield self._handle(chat_events_after(self.chat, self.after))
-                connection.close()
+                _release_connection()
                 break
             if time.monotonic() >= gives_up:
                 break
@@ -257,7 +260,7 @@ class LiveReplyStream:
         if not self.chunks.ended or self.since is None:  # the reply died with its worker
             return chunk_frame(self.chunks.failure(ASSISTANT_FAILED)) + DONE
         answer = answer_stored_since(self.chat, self.since)
-        connection.close()
+        _release_connection()
         return chunk_frame(self.chunks.finish(answer)) + DONE
 
     def _outcome_end(self, outcome: Outcome) -> bytes:
@@ -288,7 +291,7 @@ class RepeatedReplyStream:
         except ApplicationError as exc:
             outcome = Outcome(status_code=exc.status_code, body={"message": exc.message})
         finally:
-            connection.close()
+            _release_connection()
         chunks = ReplyChunks()
         frames = chunk_frame(chunks.start(str(outcome.body.get("id", "answer"))))
         if outcome.status_code == 201:

@@ -168,3 +168,17 @@ def test_an_api_key_still_wins_over_a_token(tenant, chat, other_tenant):
     token = mint(other_tenant, foreign).json()["token"]
     response = tenant.client.get(f"/v1/chats/{chat.id}", HTTP_AUTHORIZATION=f"Bearer {token}")
     assert response.status_code == 200
+
+
+def test_a_tokens_messages_count_against_the_organizations_quota(tenant, chat):
+    tenant.organization.monthly_quota = 1
+    tenant.organization.save()
+    client = bearer(mint(tenant, chat).json()["token"])
+    body = {"message": "Do you have a mascara?", "currentUrl": "https://shop.example/"}
+    first = client.post(f"/v1/chats/{chat.id}/messages", body, format="json")
+    second = client.post(f"/v1/chats/{chat.id}/messages", body, format="json")
+    assert first.status_code == 201
+    assert first["X-Quota-Remaining"] == "0"
+    assert second.status_code == 429
+    assert second.json() == {"message": "Monthly message quota reached"}
+    assert Message.objects.filter(chat=chat, type="user").count() == 1

@@ -60,3 +60,16 @@ def test_revoking_the_minting_key_ends_its_tokens_within_a_second(tenant, chat):
             time.sleep(1.05)  # the bound, and a timer's slack
             statuses = {client.get(f"/v1/chats/{chat.id}").status_code for _ in range(10)}
     assert statuses == {401}
+
+
+def test_a_tokens_requests_count_against_its_minting_keys_rate_limit(tenant, chat):
+    with start_server(RATE_LIMIT_PER_KEY="4/min") as server:
+        token = mint(server, tenant, chat)  # the key's first request
+        with httpx.Client(base_url=server.url) as client:
+            by_key = client.get(f"/v1/chats/{chat.id}", headers={"x-api-key": tenant.key})
+            bearer = {"Authorization": f"Bearer {token}"}
+            by_token = [client.get(f"/v1/chats/{chat.id}", headers=bearer) for _ in range(3)]
+    assert by_key.status_code == 200
+    assert [r.status_code for r in by_token] == [200, 200, 429]
+    assert by_token[-1].json() == {"message": "Rate limit exceeded"}
+    assert int(by_token[-1].headers["Retry-After"]) >= 1
