@@ -200,10 +200,14 @@ def test_a_shop_on_an_allowed_origin_chats_across_origins(demo, shop_backend):
     with chromium() as driver:
         driver.get(shop_url + "/")
         widget(driver).find_element("css selector", ".launcher").click()
+        # The event stream opens across origins (EventSource, the token in its query).
+        wait_for(driver, lambda s: s["streamOpen"] and s["assistant"])
         type_message(driver, "Do you have a laptop?")
-        done = wait_for(driver, lambda s: not s["busy"] and len(s["assistant"]) >= 2)[-1]
+        seen = wait_for(driver, lambda s: not s["busy"] and len(s["assistant"]) >= 2)
+        done = seen[-1]
         (answer,) = answers({"chat__organization_id": demo["organizationId"]})
         assert done["assistant"][-1] == answer
+        assert streamed(seen, answer)
 
 
 def test_a_page_on_a_disallowed_origin_gets_nothing(demo, shop_backend):
