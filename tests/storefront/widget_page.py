@@ -67,8 +67,13 @@ def wait_for(driver, predicate, timeout: float = 30, every: float = 0.05) -> lis
 
 
 def type_message(driver, text: str) -> None:
+    """Types `text` into the message box and presses Enter; returns once the widget took it
+    (the box empties and the message is shown)."""
     from selenium.webdriver.common.keys import Keys
 
     box = widget(driver).find_element("css selector", "textarea")
     box.send_keys(text)
+    typed = box.get_attribute("value")
+    assert typed == text, f"the message box holds {typed!r}"
     box.send_keys(Keys.ENTER)
+    wait_for(driver, lambda s: s["user"] and s["user"][-1] == text, timeout=15)

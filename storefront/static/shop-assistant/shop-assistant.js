@@ -368,7 +368,7 @@
     }
 
     async send(text) {
-      if (this.pending || !this.chat) return;
+      if (this.pending) return;
       this.removeChips();
       this.say("user", text);
       var bubble = this.say("assistant typing", "");
@@ -376,6 +376,9 @@
       this.pending = pending;
       this.setBusy(true);
       try {
+        // A message typed while the session is still being fetched waits for it.
+        await this.ready;
+        if (!this.chat) throw new Error("The assistant is not available right now.");
         var reply = await this.post(text, pending.key);
         pending.done = true;
         this.writeReply(pending, reply.content);
