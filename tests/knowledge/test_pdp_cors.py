@@ -61,6 +61,15 @@ def test_any_origin_gets_a_star_on_both_operations(anonymous, open_shop):
     assert response[ALLOW_ORIGIN] == "*"
 
 
+def test_the_page_script_may_read_the_etag_to_revalidate(anonymous, open_shop):
+    response = anonymous.get(get_path(open_shop), {"url": PAGE}, HTTP_ORIGIN="https://a.example")
+    exposed = {
+        name.strip().lower() for name in response["Access-Control-Expose-Headers"].split(",")
+    }
+    assert {"etag", "x-request-id", "retry-after"} <= exposed
+    assert response["ETag"]
+
+
 def test_errors_answer_cors_too_so_the_page_script_can_read_them(anonymous, open_shop):
     origin = "https://anyone.example"
     not_found = anonymous.get(get_path(open_shop), {"url": PAGE + "/x"}, HTTP_ORIGIN=origin)
