@@ -17,7 +17,7 @@ class UsageView(APIView):
     @extend_schema(
         operation_id="getUsage",
         summary="Get Usage",
-        responses={200: UsageOutput, **ERROR_RESPONSES(401, 429)},
+        responses={200: UsageOutput, **ERROR_RESPONSES(401, 403, 429)},
     )
     def get(self, request: Request) -> Response:
         state = quota_state(organization=request_organization(request))

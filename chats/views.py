@@ -56,7 +56,7 @@ class ChatViewSet(viewsets.GenericViewSet):
         operation_id="createChat",
         auth=API_KEY_ONLY,
         request=ChatCreateInput,
-        responses={201: ChatOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
+        responses={201: ChatOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429)},
         summary="Create Chat",
     )
     def create(self, request: Request) -> HttpResponse:
