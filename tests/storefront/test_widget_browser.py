@@ -133,9 +133,8 @@ def test_the_widget_fits_a_phone_and_works_by_keyboard(demo):
 
 def test_the_widget_survives_a_server_restart_mid_reply(demo):
     port = free_port()
-    driver_context = chromium()
-    driver = driver_context.__enter__()
-    try:
+    organization = {"chat__organization_id": demo["organizationId"]}
+    with chromium() as driver:
         with start_server(port=port, **DEMO_ENV) as server:
             driver.get(server.url + PRODUCT_PAGE)
             widget(driver).find_element("css selector", ".launcher").click()
@@ -144,10 +143,9 @@ def test_the_widget_survives_a_server_restart_mid_reply(demo):
             # Given a reply partly shown
             wait_for(driver, lambda s: s["busy"] and s["assistant"][-1])
             # When the server restarts (a deploy: SIGTERM, then a new server on the address)
-        with start_server(port=port, **DEMO_ENV) as server:
+        with start_server(port=port, **DEMO_ENV):
             # Then the reply ends whole, exactly as stored, once
             done = wait_for(driver, lambda s: not s["busy"] and s["chips"], timeout=60)[-1]
-            organization = {"chat__organization_id": demo["organizationId"]}
             (answer,) = answers(organization)
             assert done["assistant"][-1] == answer
             assert Message.objects.filter(type="user", **organization).count() == 1
@@ -160,8 +158,6 @@ def test_the_widget_survives_a_server_restart_mid_reply(demo):
             assert seen[-1]["assistant"][-1] == second
             assert streamed(seen, second)
             screenshot(driver, "widget-after-restart")
-    finally:
-        driver_context.__exit__(None, None, None)
 
 
 @pytest.fixture
