@@ -28,13 +28,14 @@ var/secret_key:
 # read the environment only, so the Makefile hands the file's key to each command.
 LOCAL_KEY := SECRET_KEY=$${SECRET_KEY:-$$(cat var/secret_key)}
 
-# Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent.
+# Set up, seed the demo shop, print how to call it, and serve with gunicorn + gevent (and the
+# demo shop's pages at /demo/, DEMO_SHOP=1).
 run: install var/secret_key
 	$(LOCAL_KEY) $(PY) manage.py migrate --noinput
 	$(LOCAL_KEY) $(PY) manage.py collectstatic --noinput -v 0
 	$(LOCAL_KEY) $(PY) manage.py seed_demo --banner
 	$(LOCAL_KEY) SECURE_COOKIES=$${SECURE_COOKIES:-0} \
-		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} \
+		SECURE_HSTS_SECONDS=$${SECURE_HSTS_SECONDS:-0} DEMO_SHOP=$${DEMO_SHOP:-1} \
 		$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
 
 # An admin console user in the `make run` database (migrated first, so it works before `make

@@ -19,6 +19,7 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from accounts import keys
+from accounts.client_tokens import TOKEN_NOT_VALID_HERE, TokenForbiddenError, is_client_token
 from accounts.failed_auth import failed_auth_count, failed_auth_refuse_blocked
 from accounts.key_cache import api_key_lookup, api_key_remember_use
 from accounts.models import ApiKey, Organization
@@ -89,6 +90,9 @@ def authenticate_request_key(request: Request | HttpRequest, key: str) -> ApiKey
 
 def authenticate_key(key: str) -> ApiKey:
     """The active key for `key`, or AuthenticationFailed with the reason."""
+    if is_client_token(key):
+        # A chat's client token where only an API key will do (chats/token_auth.py).
+        raise TokenForbiddenError(TOKEN_NOT_VALID_HERE)
     prefix = keys.prefix_of(key)
     if prefix is None:
         raise exceptions.AuthenticationFailed(INVALID_KEY)

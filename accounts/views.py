@@ -21,7 +21,7 @@ class UsageView(APIView):
         operation_id="getUsage",
         description="Reference: docs/api.md#get-usage",
         summary="Get Usage",
-        responses={200: UsageOutput, **ERROR_RESPONSES(401, 429)},
+        responses={200: UsageOutput, **ERROR_RESPONSES(401, 403, 429)},
     )
     def get(self, request: Request) -> Response:
         state = quota_state(organization=request_organization(request))

@@ -34,6 +34,9 @@ def check_environment(app_configs, **kwargs) -> list[CheckMessage]:
             parse_rate(getattr(settings, name))
         except ValueError as exc:
             problems.append(Error(f"{name}: {exc}", id="assistant.E005"))
+    if settings.ASSISTANT_ENVIRONMENT == "production" and settings.DEMO_SHOP:
+        # Its session endpoint mints a client token for anyone who asks.
+        problems.append(Error("DEMO_SHOP must be off in production", id="assistant.E006"))
     if settings.ASSISTANT_ENVIRONMENT == "production" and settings.DEBUG:
         problems.append(Error("DEBUG must be off in production", id="assistant.E004"))
     if settings.ASSISTANT_ENVIRONMENT == "production" and not settings.DATABASES["default"][

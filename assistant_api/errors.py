@@ -16,6 +16,11 @@ BAD_REQUEST = "Bad request"
 TOO_MANY_FIELDS = "Too many query or form parameters"
 
 
+def body_too_large(limit_bytes: int) -> str:
+    """The 413 message for a body over `limit_bytes` (BODY_TOO_LARGE for the usual 64 KiB)."""
+    return f"Request body larger than {limit_bytes // 1024} KiB"
+
+
 def bad_request_message(exception: Exception | None) -> str:
     """The 400 message for a request Django refused to read (SuspiciousOperation)."""
     if isinstance(exception, TooManyFieldsSent | TooManyFilesSent):

@@ -21,3 +21,12 @@ class StrictUUIDField(serializers.UUIDField):
         if parsed is None:
             self.fail("invalid")
         return parsed
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer given as a JSON number; DRF's IntegerField also reads "600", 1.0 and true."""
+
+    def to_internal_value(self, data) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)

@@ -25,6 +25,8 @@ graceful_timeout = int(os.environ.get("GUNICORN_GRACEFUL_TIMEOUT", "10"))
 keepalive = 5
 accesslog = "-" if os.environ.get("ACCESS_LOG", "").lower() in {"1", "true", "yes"} else None
 errorlog = "-"
+# Hides `?token=` (a chat's client token on the event streams) in access log lines.
+logger_class = "assistant_api.access_log.RedactingLogger"
 loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 proxy_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 

@@ -27,8 +27,15 @@ _DESCRIPTIONS = {
         "Malformed request: a body that is not valid JSON, or a request line or header the "
         "HTTP server refuses (e.g. a control character in a header value)."
     ),
-    401: "API key missing, unknown, revoked, expired, or of the other environment.",
-    403: "The key's scope does not allow this operation (chat keys chat, catalog keys catalog).",
+    401: (
+        "API key missing, unknown, revoked, expired, or of the other environment; or a client "
+        "token that is invalid, expired, or whose API key was revoked."
+    ),
+    403: (
+        "The key's scope does not allow this operation (chat keys chat, catalog keys catalog); "
+        "a client token used on another chat or an operation it does not cover, or from an "
+        "origin the organization does not allow."
+    ),
     404: "The resource does not exist or belongs to another organization.",
     408: "The body did not arrive within REQUEST_BODY_TIMEOUT_SECONDS (10 s by default).",
     413: "Body larger than 64 KiB (the catalog API: `CATALOG_MAX_BODY_BYTES`, 16 MiB).",
@@ -40,6 +47,11 @@ _DESCRIPTIONS = {
     ),
     503: "The database or the assistant engine is unavailable.",
 }
+
+
+# Operations that take an API key only, on viewsets whose other actions take client tokens:
+# extend_schema(auth=...) takes security requirements (its annotation says names).
+API_KEY_ONLY: Any = [{"apiKey": []}, {"bearer": []}]
 
 
 def chat_id_parameter() -> OpenApiParameter:
@@ -85,7 +97,8 @@ class ApiKeyAuthenticationScheme(OpenApiAuthenticationExtension):
     def get_security_definition(self, auto_schema):
         return [
             {"type": "apiKey", "in": "header", "name": "x-api-key"},
-            {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+            # No bearerFormat: a key is an opaque string, not a JWT.
+            {"type": "http", "scheme": "bearer"},
         ]
 
 
@@ -100,3 +113,31 @@ def documented_as(description: type[APIView], view: Callable[..., Any]) -> Calla
     documented.cls = description  # type: ignore[attr-defined]
     documented.initkwargs = {}  # type: ignore[attr-defined]
     return documented
+
+
+class ChatTokenAuthenticationScheme(OpenApiAuthenticationExtension):
+    """A chat's client token (docs/api.md, "Shop front-ends"): opaque, not a JWT."""
+
+    target_class = "chats.token_auth.ChatTokenAuthentication"
+    name = "clientToken"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": (
+                "A chat's client token from Create Client Token, for that chat's operations "
+                "from a browser. On the event streams it may also be sent as `?token=`."
+            ),
+        }
+
+
+def public_operations_without_security(result, generator, request, public):
+    """drf-spectacular postprocessing hook: an operation that takes no credentials says so
+    with `security: []` (the PDP endpoints), where it would otherwise say nothing, which
+    readers and linters take as "unspecified"."""
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation.setdefault("security", [])
+    return result

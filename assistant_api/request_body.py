@@ -45,12 +45,14 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
 def body_limit(path: str) -> int:
-    """The largest request body of a path: the admin's catalog upload and the catalog API's
-    batches of 1,000 products take more than the rest of the API."""
+    """The largest request body of a path: the admin's catalog upload, the catalog API's
+    batches of 1,000 products and the AI SDK's whole conversations take more than the rest."""
     if path.startswith("/admin/"):
         return settings.ADMIN_MAX_BODY_BYTES
     if path.startswith("/v1/catalog/"):
         return settings.CATALOG_MAX_BODY_BYTES
+    if path == "/v1/ui/chat":
+        return settings.UI_CHAT_MAX_BODY_BYTES
     return settings.MAX_BODY_BYTES
 
 

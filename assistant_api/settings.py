@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "chats",
     "knowledge",
     "insights",
+    "storefront",
 ]
 
 MIDDLEWARE = [
@@ -74,6 +75,8 @@ MIDDLEWARE = [
     # django-cors-headers plus the per-organization allowed origins (docs/api.md#cors); outside
     # the size limit, so a public endpoint's 413 reaches the page's script too.
     "knowledge.pdp.cors.PdpCorsMiddleware",
+    # CORS of client-token requests on the chat paths (chats/cors.py), also outside the limit.
+    "chats.cors.ChatCorsMiddleware",
     "assistant_api.middleware.BodySizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -205,6 +208,9 @@ if REQUEST_BODY_TIMEOUT_SECONDS <= 0:
     raise ImproperlyConfigured("REQUEST_BODY_TIMEOUT_SECONDS must be more than 0")
 # The catalog API's batches: 1,000 products with descriptions.
 CATALOG_MAX_BODY_BYTES = env_int("CATALOG_MAX_BODY_BYTES", 16 * 1024 * 1024)
+# POST /v1/ui/chat: the AI SDK's transport sends the whole conversation (tool outputs too)
+# with every message, though only the last one is read.
+UI_CHAT_MAX_BODY_BYTES = env_int("UI_CHAT_MAX_BODY_BYTES", 1024 * 1024)
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -255,6 +261,8 @@ CORS_URLS_REGEX = r"^/v1/knowledge/pdp-questions/(?:[^/]+/public|public/get-ques
 CORS_ALLOW_ALL_ORIGINS = True
 CORS_ALLOW_METHODS = ["GET", "POST", "OPTIONS"]
 CORS_ALLOW_HEADERS = ["content-type"]
+# What a page's script may read of a PDP answer (the ETag to revalidate with).
+CORS_EXPOSE_HEADERS = ["ETag", "X-Request-Id", "Retry-After"]
 
 # --- Django REST framework ------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -289,7 +297,18 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {
+        "MessageTypeEnum": "chats.models.MessageType",
+        "AvailabilityStatusEnum": "knowledge.models.Availability",
+        "UIMessageRoleEnum": "chats.ui.request.UI_ROLES",
+        "UIChatTriggerEnum": "chats.ui.request.TRIGGERS",
+    },
+    # Where the paths are served: this deployment (a `servers` entry, as OpenAPI tools expect).
+    "SERVERS": [{"url": "/", "description": "This deployment"}],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "assistant_api.openapi.public_operations_without_security",
+    ],
 }
 
 # --- Logging: one JSON object per line, with the request id ---------------------------------
@@ -332,6 +351,13 @@ if not 0 <= API_KEY_CACHE_SECONDS <= 1:
     raise ImproperlyConfigured(
         "API_KEY_CACHE_SECONDS must be between 0 and 1 (docs/api.md#authentication)"
     )
+# The demo shop at /demo/ with its built-in token endpoint (storefront/demo.py): `make run`
+# turns it on; never in production, where a shop's own backend mints tokens.
+DEMO_SHOP = env_bool("DEMO_SHOP")
+# Default lifetime of a chat's client token (POST /v1/chats/{chatId}/client-tokens).
+CLIENT_TOKEN_SECONDS = env_int("CLIENT_TOKEN_SECONDS", 3600)
+if not 60 <= CLIENT_TOKEN_SECONDS <= 86400:
+    raise ImproperlyConfigured("CLIENT_TOKEN_SECONDS must be between 60 and 86400")
 # Seconds a worker reuses a chat row it read for a read (chats/chat_cache.py).
 CHAT_CACHE_SECONDS = float(os.environ.get("CHAT_CACHE_SECONDS", "60"))
 # Seconds a chat's history pages may stay in Redis (chats/history_cache.py): a new message

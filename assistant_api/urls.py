@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import path
 from drf_spectacular.views import SpectacularJSONAPIView, SpectacularSwaggerView
@@ -30,6 +31,15 @@ urlpatterns = [
     path("readyz", views.readyz),
     path("admin/", admin.site.urls),
 ]
+
+if settings.DEMO_SHOP:
+    from storefront import demo
+
+    urlpatterns += [
+        path("demo/", demo.shop_list, name="demo-shop"),
+        path("demo/products/<str:item_id>", demo.shop_product, name="demo-product"),
+        path("demo/session", demo.shop_session, name="demo-session"),
+    ]
 
 handler400 = "assistant_api.views.bad_request"
 handler403 = "assistant_api.views.permission_denied"

@@ -13,6 +13,7 @@ from assistant_api.fields import StrictUUIDField
 from chats.models import Chat, Feedback, FeedbackRating, FeedbackReason, Message, MessageType
 from chats.selectors import MessageRow
 from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.models import Availability
 
 MAX_MESSAGE_CHARS = 4000
 MAX_URL_CHARS = 2048
@@ -97,7 +98,7 @@ class LocationOutput(serializers.Serializer):
 
 @extend_schema_serializer(component_name="Availability")
 class AvailabilityOutput(serializers.Serializer):
-    status = serializers.CharField()
+    status = serializers.ChoiceField(choices=Availability.choices)
     quantity = serializers.IntegerField()
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
@@ -22,6 +24,7 @@ from chats.events import EventPublisher
 from chats.history_cache import history_changed, history_maybe_changed
 from chats.idempotency import (
     Outcome,
+    idempotency_fingerprint_check,
     idempotency_outcome_replay,
     idempotency_outcome_save,
     idempotency_record_find,
@@ -110,6 +113,22 @@ def user_message_store(
     return message, record
 
 
+@dataclass(frozen=True)
+class AcceptedMessage:
+    """A shopper's message that passed every check (and is stored, unless it repeats an
+    earlier request), with what produces its reply.
+
+    `fresh`: producing the reply runs the assistant now, publishing its events as it goes;
+    otherwise it is the outcome of an earlier request with the same `Idempotency-Key`.
+    """
+
+    fresh: bool
+    produce: Callable[[], Outcome]
+
+    def reply(self) -> Outcome:
+        return self.produce()
+
+
 def message_create(
     *,
     organization: Organization,
@@ -120,6 +139,31 @@ def message_create(
     idempotency_key: str | None,
 ) -> Outcome:
     """Answers one message of the shopper: 201 and the reply, or 503 if the assistant failed."""
+    return message_accept(
+        organization=organization,
+        chat=chat,
+        content=content,
+        current_url=current_url,
+        store_code=store_code,
+        idempotency_key=idempotency_key,
+    ).reply()
+
+
+def message_accept(
+    *,
+    organization: Organization,
+    chat: Chat,
+    content: str,
+    current_url: str,
+    store_code: str | None,
+    idempotency_key: str | None,
+) -> AcceptedMessage:
+    """Everything of `message_create` that can refuse the message (store, quota, key reused
+    with another body), done now; the assistant's reply is left to `AcceptedMessage.reply()`.
+
+    Split so a streaming response (chats/ui/views.py) answers refusals as ordinary JSON
+    errors before its stream starts, and then streams the reply as it is produced.
+    """
     store = store_resolve(organization=organization, store_code=store_code)
     fingerprint = request_fingerprint(
         message=content, current_url=current_url, store_code=store_code or ""
@@ -129,16 +173,25 @@ def message_create(
         if existing is not None:
             claimed_at = existing.created_at
             if idempotency_record_take_over(record=existing, fingerprint=fingerprint):
-                return interrupted_reply_resume(
-                    organization=organization,
-                    chat=chat,
-                    record=existing,
-                    since=claimed_at,
-                    content=content,
-                    current_url=current_url,
-                    store=store,
+                return AcceptedMessage(
+                    fresh=True,
+                    produce=lambda: interrupted_reply_resume(
+                        organization=organization,
+                        chat=chat,
+                        record=existing,
+                        since=claimed_at,
+                        content=content,
+                        current_url=current_url,
+                        store=store,
+                    ),
                 )
-            return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
+            idempotency_fingerprint_check(record=existing, fingerprint=fingerprint)
+            return AcceptedMessage(
+                fresh=False,
+                produce=lambda: idempotency_outcome_replay(
+                    record=existing, fingerprint=fingerprint
+                ),
+            )
     try:
         user_message, record = user_message_store(
             organization=organization,
@@ -156,17 +209,24 @@ def message_create(
         # An identical request claimed the key a moment ago: answer with its outcome.
         if idempotency_key is None:
             raise
-        existing = idempotency_record_find(chat=chat, key=idempotency_key)
-        if existing is None:
+        claimed = idempotency_record_find(chat=chat, key=idempotency_key)
+        if claimed is None:
             raise
-        return idempotency_outcome_replay(record=existing, fingerprint=fingerprint)
+        idempotency_fingerprint_check(record=claimed, fingerprint=fingerprint)
+        return AcceptedMessage(
+            fresh=False,
+            produce=lambda: idempotency_outcome_replay(record=claimed, fingerprint=fingerprint),
+        )
 
-    outcome = assistant_reply(
-        organization=organization, chat=chat, user_message=user_message, store=store
-    )
-    if record is not None:
-        idempotency_outcome_save(record=record, outcome=outcome)
-    return outcome
+    def produce() -> Outcome:
+        outcome = assistant_reply(
+            organization=organization, chat=chat, user_message=user_message, store=store
+        )
+        if record is not None:
+            idempotency_outcome_save(record=record, outcome=outcome)
+        return outcome
+
+    return AcceptedMessage(fresh=True, produce=produce)
 
 
 # Read before every reply: compiled once (assistant_api/prepared.py).

@@ -8,6 +8,9 @@ from assistant_api.plain_get import plain_get
 from assistant_api.plain_post import plain_post
 from chats.stream.openapi import ChatEventsDescription
 from chats.stream.views import chat_events
+from chats.token_views import ClientTokenView
+from chats.ui.openapi import UiChatDescription, UiChatStreamDescription
+from chats.ui.views import ui_chat, ui_chat_stream
 from chats.views import (
     ChatMessageViewSet,
     ChatViewSet,
@@ -48,5 +51,17 @@ urlpatterns = [
         "v1/chats/<str:chatId>/messages/<str:messageId>/feedback",
         MessageFeedbackViewSet.as_view({"put": "update", "delete": "destroy"}),
         name="message-feedback",
+    ),
+    path(
+        "v1/chats/<str:chatId>/client-tokens",
+        ClientTokenView.as_view(),
+        name="chat-client-tokens",
+    ),
+    # The AI SDK's UI message stream (chats/ui/): useChat's DefaultChatTransport and its resume.
+    path("v1/ui/chat", documented_as(UiChatDescription, ui_chat), name="ui-chat"),
+    path(
+        "v1/ui/chat/<str:chatId>/stream",
+        documented_as(UiChatStreamDescription, ui_chat_stream),
+        name="ui-chat-stream",
     ),
 ]

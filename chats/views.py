@@ -15,11 +15,20 @@ from rest_framework import status, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts.authentication import request_api_key, request_organization
+from accounts.authentication import (
+    ApiKeyAuthentication,
+    request_api_key,
+    request_organization,
+)
 from accounts.models import Organization, Scope
 from accounts.scopes import scope_require
 from accounts.usage import quota_headers
-from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter, message_id_parameter
+from assistant_api.openapi import (
+    API_KEY_ONLY,
+    ERROR_RESPONSES,
+    chat_id_parameter,
+    message_id_parameter,
+)
 from assistant_api.renderers import JSON, json_bytes, json_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
@@ -42,14 +51,21 @@ from chats.serializers import (
 )
 from chats.services import chat_create
 from chats.services_messages import message_create
+from chats.token_auth import ChatTokenAuthentication, request_chat_key
+
+# A chat's client token works on that chat's reads and messages (docs/api.md, "Shop
+# front-ends"); a token on any other operation is refused (403) by token_client.
+CHAT_AUTHENTICATION = [ChatTokenAuthentication, ApiKeyAuthentication]
 
 
 class ChatViewSet(viewsets.GenericViewSet):
     lookup_url_kwarg = "chatId"
+    authentication_classes = CHAT_AUTHENTICATION
 
     @extend_schema(
         operation_id="createChat",
         description="Reference: docs/api.md#create-a-chat",
+        auth=API_KEY_ONLY,
         request=ChatCreateInput,
         responses={201: ChatOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429)},
         summary="Create Chat",
@@ -70,6 +86,7 @@ class ChatViewSet(viewsets.GenericViewSet):
 
 class ChatMessageViewSet(viewsets.GenericViewSet):
     serializer_class = MessageOutput  # with pagination_class: the page envelope in OpenAPI
+    authentication_classes = CHAT_AUTHENTICATION
 
     @extend_schema(
         operation_id="listChatMessages",
@@ -92,7 +109,10 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
             OpenApiParameter("store", str, OpenApiParameter.QUERY, required=False),
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False),
         ],
-        responses={201: MessageOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429, 503)},
+        responses={
+            201: MessageOutput,
+            **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429, 503),
+        },
         summary="Add Message to Chat",
     )
     def create(self, request: Request, chatId: str) -> Response:
@@ -112,14 +132,16 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
 
 
 class MessageFeedbackViewSet(viewsets.GenericViewSet):
-    """A reply's feedback (docs/api.md "Answer feedback"). Authentication comes from the
-    settings' classes; `feedback_chat` is the one place that turns the caller into a chat."""
+    """A reply's feedback (docs/api.md "Answer feedback"), with the chat's API key or its client
+    token; `feedback_chat` is the one place that turns the caller into a chat."""
+
+    authentication_classes = CHAT_AUTHENTICATION
 
     @extend_schema(
         operation_id="setMessageFeedback",
         request=FeedbackInput,
         parameters=[chat_id_parameter(), message_id_parameter()],
-        responses={200: FeedbackOutput, **ERROR_RESPONSES(401, 404, 413, 415, 422, 429)},
+        responses={200: FeedbackOutput, **ERROR_RESPONSES(401, 403, 404, 413, 415, 422, 429)},
         summary="Rate a reply",
         description=(
             "Stores the shopper's rating of a reply of type `answer`, replacing any earlier "
@@ -141,7 +163,7 @@ class MessageFeedbackViewSet(viewsets.GenericViewSet):
     @extend_schema(
         operation_id="deleteMessageFeedback",
         parameters=[chat_id_parameter(), message_id_parameter()],
-        responses={204: None, **ERROR_RESPONSES(401, 404, 422, 429)},
+        responses={204: None, **ERROR_RESPONSES(401, 403, 404, 422, 429)},
         summary="Remove a reply's rating",
         description="Removes the reply's feedback; 204 also when it had none.",
     )
@@ -199,14 +221,14 @@ def create_chat_plain(request: HttpRequest, body: dict[str, Any]) -> HttpRespons
 
 
 def retrieve_chat_plain(request: HttpRequest, chatId: str) -> HttpResponse:
-    api_key = request_api_key(request)
+    api_key = request_chat_key(request, chatId)
     scope_require(api_key, Scope.CHAT)
     key_rate_limit(api_key)
     return chat_response(api_key.organization, chatId)
 
 
 def list_messages_plain(request: HttpRequest, chatId: str) -> HttpResponse:
-    api_key = request_api_key(request)
+    api_key = request_chat_key(request, chatId)
     scope_require(api_key, Scope.CHAT)
     key_rate_limit(api_key)
     return history_response(api_key.organization, chatId, request.GET)

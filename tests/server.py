@@ -81,9 +81,12 @@ def server_env(**overrides: str) -> dict[str, str]:
 
 
 @contextmanager
-def start_server(*, log_path: Path | None = None, **env_overrides: str) -> Iterator[LiveServer]:
-    """`log_path`: a file that receives everything the server writes (stdout and stderr)."""
-    port = free_port()
+def start_server(
+    *, log_path: Path | None = None, port: int | None = None, **env_overrides: str
+) -> Iterator[LiveServer]:
+    """`log_path`: a file that receives everything the server writes (stdout and stderr);
+    `port`: the port to listen on (a restarted server takes its predecessor's), else a free one."""
+    port = port or free_port()
     env = server_env(PORT=str(port), HOST="127.0.0.1", **env_overrides)
     log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
     process = subprocess.Popen(

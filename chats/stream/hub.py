@@ -83,6 +83,11 @@ class Subscription:
             items, self._items = self._items, []
         return items
 
+    def wake(self) -> None:
+        """Ends a wait() now, with whatever is queued (for a stream that also waits on
+        something other than events: chats/ui/views.py, a reply finishing)."""
+        self._ready.set()
+
     def end(self) -> None:
         """Called by the hub when the process shuts down: the stream ends, clients reconnect."""
         self.closed = True
@@ -233,6 +238,16 @@ def get_hub() -> Hub:
             tick = min(1.0, max(0.05, settings.SSE_KEEPALIVE_SECONDS / 4))
             _hub, _hub_pid = Hub(run_listener, tick=tick), os.getpid()
         return _hub
+
+
+def hub_subscribe(chat_id: UUID, *, top: Callable[[], int]) -> Subscription:
+    """A subscription to the chat's new events on this process's hub. The first stream of
+    the process fixes where live delivery starts (`top()`, the highest committed seq), before
+    its own replay reads, so nothing committed in between is missed."""
+    hub = get_hub()
+    if hub.floor is None:
+        hub.start(top())
+    return hub.subscribe(chat_id)
 
 
 def shutdown_hub() -> None:

@@ -11,8 +11,10 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework.renderers import BaseRenderer
 from rest_framework.views import APIView
 
+from accounts.authentication import ApiKeyAuthentication
 from assistant_api.openapi import ERROR_RESPONSES, chat_id_parameter
 from assistant_api.renderers import JSON
+from chats.token_auth import ChatTokenAuthentication
 
 EVENT_STREAM = "text/event-stream"
 
@@ -34,6 +36,7 @@ class _EventStreamRenderer(BaseRenderer):
 
 class ChatEventsDescription(APIView):
     renderer_classes = [_EventStreamRenderer]
+    authentication_classes = [ChatTokenAuthentication, ApiKeyAuthentication]
 
     @extend_schema(
         operation_id="getMessageEvents",
@@ -46,6 +49,15 @@ class ChatEventsDescription(APIView):
             ),
             OpenApiParameter(
                 "Last-Event-ID", OpenApiTypes.INT, OpenApiParameter.HEADER, description=_RESUME
+            ),
+            OpenApiParameter(
+                "token",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                description=(
+                    "The chat's client token, for EventSource, which cannot send an "
+                    "Authorization header."
+                ),
             ),
         ],
         responses={

@@ -22,7 +22,6 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 from rest_framework import exceptions as drf
 
-from accounts.authentication import request_api_key
 from accounts.models import Scope
 from accounts.scopes import scope_require
 from assistant_api.errors import ApplicationError, TooManyRequestsError, ValidationFailedError
@@ -33,9 +32,10 @@ from chats.models import Chat, Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hangup import watch_hangup
-from chats.stream.hub import Delivery, Subscription, get_hub
+from chats.stream.hub import Delivery, Subscription, get_hub, hub_subscribe
 from chats.stream.places import RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, stream_places
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
+from chats.token_auth import request_chat_key
 
 logger = logging.getLogger("chats.stream")
 
@@ -47,7 +47,8 @@ LAST_POSSIBLE_EVENT_ID = 2**63 - 1  # Event.seq is a bigint
 @require_GET
 def chat_events(request: HttpRequest, chatId: str) -> HttpResponseBase:
     try:
-        api_key = request_api_key(request)
+        # A client token may come as `?token=`: EventSource cannot send headers.
+        api_key = request_chat_key(request, chatId, allow_query=True)
         scope_require(api_key, Scope.CHAT)
         # Opening a stream is one request of the key (docs/api.md#rate-limits).
         key_rate_limit(api_key)
@@ -77,12 +78,7 @@ def open_stream(
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
-    hub = get_hub()
-    if hub.floor is None:
-        # The first stream of this process fixes where live delivery starts, before its own
-        # replay reads, so nothing committed in between is missed.
-        hub.start(event_top())
-    subscription = hub.subscribe(chat.id)
+    subscription = hub_subscribe(chat.id, top=event_top)
     try:
         replay = event_replay(chat=chat, after=after, now=now)
     except BaseException:

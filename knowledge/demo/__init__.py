@@ -12,3 +12,7 @@ DEMO_DIR = Path(__file__).resolve().parent
 PRODUCTS = DEMO_DIR / "products.tsv"
 STORES = DEMO_DIR / "stores.tsv"
 INVENTORY = DEMO_DIR / "inventory.tsv"
+
+# The demo organization and chatbot `seed_demo` creates (and the demo shop at /demo/ serves).
+DEMO_ORGANIZATION = "Demo Shop"
+DEMO_CHATBOT = "Demo Assistant"

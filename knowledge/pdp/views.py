@@ -34,6 +34,8 @@ CACHE_CONTROL = "public, max-age=60"
 REQUIRED = "This field is required."
 
 NULLABLE_SET = {
+    # `type` beside `nullable`: OpenAPI 3.0 ignores `nullable` without one (linters say so).
+    "type": "object",
     "allOf": [{"$ref": "#/components/schemas/PdpQuestionsSet"}],
     "nullable": True,
 }

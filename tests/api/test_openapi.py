@@ -23,18 +23,26 @@ def test_schema_describes_both_auth_schemes_as_alternatives(checker):
     schemes = checker.openapi["components"]["securitySchemes"]
     assert schemes["apiKey"] == {"type": "apiKey", "in": "header", "name": "x-api-key"}
     assert schemes["bearer"]["scheme"] == "bearer"
-    assert checker.operation("GET", "/v1/chats/x")["security"] == [{"apiKey": []}, {"bearer": []}]
+    assert checker.operation("POST", "/v1/chats")["security"] == [{"apiKey": []}, {"bearer": []}]
+    # A chat's own operations also take its client token (docs/api.md, "Shop front-ends").
+    assert checker.operation("GET", "/v1/chats/x")["security"] == [
+        {"clientToken": []},
+        {"apiKey": []},
+        {"bearer": []},
+    ]
+    assert "bearerFormat" not in schemes["clientToken"]
 
 
-def test_the_event_stream_is_described_with_both_auth_schemes(checker):
+def test_the_event_stream_is_described_with_every_auth_scheme(checker):
     operation = checker.operation("GET", "/v1/chats/x/messages/events")
     assert operation["operationId"] == "getMessageEvents"
-    assert operation["security"] == [{"apiKey": []}, {"bearer": []}]
+    assert operation["security"] == [{"clientToken": []}, {"apiKey": []}, {"bearer": []}]
     assert list(operation["responses"]["200"]["content"]) == ["text/event-stream"]
     for status in ("401", "404", "422", "429"):
         assert list(operation["responses"][status]["content"]) == ["application/json"]
     parameters = {(p["in"], p["name"]) for p in operation["parameters"]}
     assert {("path", "chatId"), ("query", "lastEventId"), ("header", "Last-Event-ID")} <= parameters
+    assert ("query", "token") in parameters
     # The older quick-start's path answers too (tests/chats), but is not the reference.
     assert "/v1/chats/{chatId}/events" not in checker.openapi["paths"]
 

@@ -61,6 +61,9 @@ OPERATION_IDS = [
     "getMessageEvents",
     "setMessageFeedback",
     "deleteMessageFeedback",
+    "createClientToken",
+    "uiChat",
+    "uiChatResume",
     "putCatalogProduct",
     "patchCatalogProduct",
     "batchCatalogProducts",
@@ -89,6 +92,17 @@ VALID_REQUESTS: dict[str, dict[str, Any]] = {
         "body": {"rating": "down", "reason": "wrong_products", "comment": "Not what I asked"},
     },
     "deleteMessageFeedback": {"path_parameters": {"chatId": "", "messageId": ""}},
+    "createClientToken": {"path_parameters": {"chatId": ""}, "body": {"ttlSeconds": 600}},
+    "uiChat": {
+        "body": {
+            "id": "",
+            "messages": [{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "Hi"}]}],
+            "trigger": "submit-message",
+            "currentUrl": "",
+        }
+    },
+    # No reply of the chat is running then: 204.
+    "uiChatResume": {"path_parameters": {"chatId": ""}},
     "putCatalogProduct": {
         "path_parameters": {"itemId": ""},
         "body": {
@@ -190,6 +204,7 @@ class Target:
         organization_id = str(self.tenant.organization.id)
         real = {
             "chatId": self.chat_id,
+            "id": self.chat_id,  # the AI SDK body's chat id
             "organizationId": organization_id,
             "chatbotId": str(self.tenant.chatbot.id),
             "url": self.product_url,

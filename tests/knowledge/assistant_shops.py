@@ -76,3 +76,11 @@ def imported_shop(django_db_blocker, name: str, files) -> Iterator[Shop]:
         finally:
             transaction.set_rollback(True)
             atomic.__exit__(None, None, None)
+
+
+# The catalog `make run` seeds (knowledge/demo/), which ships with the repository.
+MAKE_RUN_DEMO_FILES = (
+    ROOT / "knowledge" / "demo" / "products.tsv",
+    ROOT / "knowledge" / "demo" / "inventory.tsv",
+    ROOT / "knowledge" / "demo" / "stores.tsv",
+)

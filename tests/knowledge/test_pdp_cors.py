@@ -62,6 +62,15 @@ def test_any_origin_gets_a_star_on_both_operations(anonymous, open_shop):
     assert response[ALLOW_ORIGIN] == "*"
 
 
+def test_the_page_script_may_read_the_etag_to_revalidate(anonymous, open_shop):
+    response = anonymous.get(get_path(open_shop), {"url": PAGE}, HTTP_ORIGIN="https://a.example")
+    exposed = {
+        name.strip().lower() for name in response["Access-Control-Expose-Headers"].split(",")
+    }
+    assert {"etag", "x-request-id", "retry-after"} <= exposed
+    assert response["ETag"]
+
+
 def test_errors_answer_cors_too_so_the_page_script_can_read_them(anonymous, open_shop):
     origin = "https://anyone.example"
     not_found = anonymous.get(get_path(open_shop), {"url": PAGE + "/x"}, HTTP_ORIGIN=origin)
@@ -155,10 +164,8 @@ def test_a_post_preflight_carries_no_organization_so_it_is_answered(anonymous, l
 @pytest.mark.parametrize(
     ("method", "path"),
     [
-        ("GET", "/v1/chats/00000000-0000-4000-8000-000000000000"),
+        # One chat's paths answer preflights for client tokens: tests/chats/test_chat_cors.py.
         ("POST", "/v1/chats"),
-        ("GET", "/v1/chats/00000000-0000-4000-8000-000000000000/messages"),
-        ("POST", "/v1/chats/00000000-0000-4000-8000-000000000000/messages"),
         ("GET", "/v1/usage"),
         ("GET", "/v1/openapi.json"),
         ("GET", "/healthz"),

@@ -14,9 +14,8 @@ from accounts.services import api_key_issue
 from knowledge import demo
 from knowledge.catalog.report import ImportReport
 from knowledge.catalog.services import ImportFile, catalog_import
+from knowledge.demo import DEMO_CHATBOT, DEMO_ORGANIZATION
 
-DEMO_ORGANIZATION = "Demo Shop"
-DEMO_CHATBOT = "Demo Assistant"
 DEMO_GREETING = "Hi! I'm the Demo Shop assistant. What are you looking for today?"
 
 
@@ -91,6 +90,7 @@ def banner_text(result: dict[str, str], catalog_line: str = "") -> str:
         -H 'content-type: application/json' -d '{{"chatbotId": "{result["chatbotId"]}"}}'
    curl -s {base}/v1/chats/<chatId>/messages -H 'x-api-key: {result["apiKey"]}'
 
+ Chat with the assistant in the demo shop: {base}/demo/
  API docs: {base}/docs/    Admin: {base}/admin/ (make createsuperuser)
 ==========================================================================================
 """

@@ -1,0 +1,282 @@
+"""Streaming overhead: from a model writing a token to that token reaching an EventSource-like
+client, with 1 and with 100 replies streaming at once (docs/api.md, "Shop front-ends").
+
+The `openai` engine answers through a loopback model server (a process of its own speaking the
+Chat Completions stream) that writes one token every `--pace-ms`, each a unique word
+(`r<reply>t<n>`), and notes when each was written. Clients hold each chat's event stream open
+over raw sockets (HTTP/1.0, as EventSource reads it) and note when each word first arrives in
+an event. Both clocks are `time.time()` on this machine. Next to it, in the same run, the raw
+PostgreSQL NOTIFY -> LISTEN latency (bench/sse_streams.py's measurement).
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/token_bench \\
+        .venv/bin/python bench/token_latency.py --levels 1,100
+
+Targets: p50 at most 10 ms; p99 at most 3 x the raw NOTIFY p99 + 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.sse_streams import (  # noqa: E402 (after the path is set)
+    percentile,
+    raw_notify_latency,
+    setup_django,
+    start_server,
+)
+
+DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/token_bench"
+WORD = re.compile(r"r(\d+)t(\d+)")
+
+
+# --- the model: a loopback Chat Completions server writing tokens at a pace -----------------
+
+
+def model_server(port: int, pace: float, tokens: int, ready) -> None:
+    """Runs in its own process; `GET /written` answers {"r<reply>t<n>": time written}."""
+    written: dict[str, float] = {}
+    lock = threading.Lock()
+
+    def chunk(delta: dict, finish: str | None = None) -> bytes:
+        body = {
+            "id": "chatcmpl-bench",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "bench-model",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return b"data: " + json.dumps(body).encode() + b"\n\n"
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            with lock:
+                body = json.dumps(written).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            asked = " ".join(
+                m["content"] for m in request["messages"] if isinstance(m.get("content"), str)
+            )
+            reply = re.findall(r"reply (\d+)", asked)[-1]
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(chunk({"role": "assistant", "content": ""}))
+            self.wfile.flush()
+            for n in range(tokens):
+                time.sleep(pace)
+                word = f"r{reply}t{n}"
+                self.wfile.write(chunk({"content": f" {word}"}))
+                self.wfile.flush()
+                with lock:
+                    written[word] = time.time()
+            self.wfile.write(chunk({}, "stop") + b"data: [DONE]\n\n")
+            self.wfile.flush()
+            self.close_connection = True
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    ready.set()
+    server.serve_forever()
+
+
+# --- the clients: event streams read as EventSource reads them ------------------------------
+
+
+class Streams:
+    """One event stream per chat over raw sockets; notes when each word first arrives."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port = port
+        self.key = key
+        self.arrived: dict[str, float] = {}
+        self.tasks: list[asyncio.Task] = []
+
+    async def open(self, chat_id: str) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", self.port)
+        writer.write(
+            f"GET /v1/chats/{chat_id}/messages/events HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+            f"x-api-key: {self.key}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        await writer.drain()
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 200 " not in head.split(b"\r\n", 1)[0]:
+            raise RuntimeError(head[:200])
+        self.tasks.append(asyncio.create_task(self._read(reader, writer)))
+
+    async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        buffer = b""
+        try:
+            while chunk := await reader.read(65536):
+                now = time.time()
+                buffer += chunk
+                *blocks, buffer = buffer.split(b"\n\n")
+                for block in blocks:
+                    for line in block.split(b"\n"):
+                        if line.startswith(b"data: "):
+                            content = json.loads(line[6:]).get("content") or ""
+                            for word in WORD.finditer(content):
+                                self.arrived.setdefault(word.group(0), now)
+        finally:
+            writer.close()
+
+    def close(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+
+async def post_messages(port: int, key: str, chats: list[str], first_reply: int) -> list[int]:
+    import httpx
+
+    async with httpx.AsyncClient(
+        base_url=f"http://127.0.0.1:{port}",
+        headers={"x-api-key": key},
+        timeout=120,
+        limits=httpx.Limits(max_connections=len(chats) + 10),
+    ) as client:
+
+        async def one(index: int, chat_id: str) -> int:
+            response = await client.post(
+                f"/v1/chats/{chat_id}/messages",
+                json={
+                    "message": f"Please answer reply {first_reply + index}",
+                    "currentUrl": "https://bench.example/",
+                },
+            )
+            return response.status_code
+
+        return await asyncio.gather(*(one(i, chat) for i, chat in enumerate(chats)))
+
+
+async def measure(level: int, chats: list[str], key: str, port: int, first_reply: int):
+    streams = Streams(port, key)
+    await asyncio.gather(*(streams.open(chat) for chat in chats))
+    await asyncio.sleep(0.5)
+    statuses = await post_messages(port, key, chats, first_reply)
+    await asyncio.sleep(0.5)
+    streams.close()
+    return streams.arrived, statuses
+
+
+def make_fixtures(count: int) -> tuple[str, list[str]]:
+    from accounts.services import api_key_issue
+    from chats.models import Chat
+    from tests.factories import ChatbotFactory, OrganizationFactory
+
+    organization = OrganizationFactory(name=f"token-bench-{time.time_ns()}")
+    chatbot = ChatbotFactory(organization=organization, engine="openai")
+    key = api_key_issue(organization=organization).key
+    chats = Chat.objects.bulk_create(
+        [Chat(organization=organization, chatbot=chatbot) for _ in range(count)]
+    )
+    return key, [str(chat.id) for chat in chats]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--levels", default="1,100", help="replies streaming at once")
+    parser.add_argument("--pace-ms", type=float, default=40.0, help="the model's token pace")
+    parser.add_argument("--tokens", type=int, default=25, help="tokens per reply")
+    parser.add_argument("--rounds", type=int, default=3, help="runs per level")
+    parser.add_argument("--workers", default="2", help="gunicorn workers (WEB_CONCURRENCY)")
+    # A reply holds a database connection from its start to its end: 100 replies at once
+    # need 100 connections, or they queue for the pool (which delays replies, not tokens).
+    parser.add_argument("--pool", default="60", help="DB_POOL_MAX_SIZE per worker")
+    args = parser.parse_args()
+    levels = [int(level) for level in args.levels.split(",")]
+    database_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
+    setup_django(database_url)
+    import httpx
+    from django.db import connection
+
+    from tests.server import free_port
+
+    key, chats = make_fixtures(max(levels) * args.rounds)
+    connection.close()
+    model_port, api_port = free_port(), free_port()
+    ready = multiprocessing.Event()
+    model = multiprocessing.Process(
+        target=model_server,
+        args=(model_port, args.pace_ms / 1000, args.tokens, ready),
+        daemon=True,
+    )
+    model.start()
+    ready.wait(10)
+    server = start_server(
+        api_port,
+        WEB_CONCURRENCY=args.workers,
+        ASSISTANT_ENGINE="openai",
+        OPENAI_BASE_URL=f"http://127.0.0.1:{model_port}/v1",
+        OPENAI_API_KEY="bench",
+        OPENAI_MAX_TOOL_ROUNDS="0",
+        ASSISTANT_FALLBACK="off",
+        RATE_LIMIT_PER_KEY="off",
+        DB_POOL_MAX_SIZE=args.pool,
+        DB_POOL_TIMEOUT="120",
+    )
+    results = []
+    try:
+        next_chat = 0
+        for level in levels:
+            arrived: dict[str, float] = {}
+            raw: list[float] = []
+            failures = 0
+            for _ in range(args.rounds):
+                batch = chats[next_chat : next_chat + level]
+                seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
+                arrived.update(seen)
+                next_chat += level
+                failures += sum(status != 201 for status in statuses)
+                raw += raw_notify_latency(database_url, count=200, gap=0.005)
+            written = httpx.get(f"http://127.0.0.1:{model_port}/written", timeout=10).json()
+            latencies = [
+                (at - written[word]) * 1000 for word, at in arrived.items() if word in written
+            ]
+            expected = level * args.rounds * args.tokens
+            result = {
+                "replies_at_once": level,
+                "tokens_measured": len(latencies),
+                "tokens_expected": expected,
+                "failed_replies": failures,
+                "token_ms_p50": round(percentile(latencies, 50), 2),
+                "token_ms_p99": round(percentile(latencies, 99), 2),
+                "raw_notify_ms_p50": round(percentile(raw, 50), 2),
+                "raw_notify_ms_p99": round(percentile(raw, 99), 2),
+            }
+            result["p99_target_ms"] = round(3 * result["raw_notify_ms_p99"] + 20, 2)
+            result["p50_ok"] = result["token_ms_p50"] <= 10
+            result["p99_ok"] = result["token_ms_p99"] <= result["p99_target_ms"]
+            results.append(result)
+            print(json.dumps(result), flush=True)
+    finally:
+        server.terminate()
+        server.wait(15)
+        model.terminate()
+    print(json.dumps({"pace_ms": args.pace_ms, "tokens": args.tokens, "results": results}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""The AI SDK UI message stream endpoints (docs/api.md, "Shop front-ends")."""
