@@ -19,7 +19,7 @@ from django.utils.cache import patch_vary_headers
 from chats.token_auth import CORS_ORIGIN_ATTRIBUTE
 
 CHAT_PATHS = re.compile(r"^/v1/(?:chats/[^/]+(?:/.*)?|ui/chat(?:/.*)?)$")
-ALLOW_METHODS = "GET, POST, OPTIONS"
+ALLOW_METHODS = "GET, POST, PUT, DELETE, OPTIONS"  # PUT and DELETE: answer feedback
 ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID"
 EXPOSE_HEADERS = "X-Request-Id, Retry-After, X-Quota-Limit, X-Quota-Remaining"
 # How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours).

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from rest_framework.test import APIClient
 
 from chats.feedback import MESSAGE_NOT_FOUND, NOT_AN_ANSWER
 from chats.models import Feedback
@@ -175,3 +176,25 @@ def test_history_with_feedback_costs_no_extra_query(tenant, chat, django_assert_
 
     rated = [item for item in items if item["feedback"] is not None]
     assert [item["id"] for item in rated] == [str(reply.uuid) for reply in answers[::2]]
+
+
+def test_the_chats_client_token_rates_its_replies_and_no_others(tenant, chat, answer):
+    # Given a browser holding a client token of this chat (minted with the shop's API key)
+    token = tenant.client.post(f"/v1/chats/{chat.id}/client-tokens", format="json").json()["token"]
+    browser = APIClient()
+    browser.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    other_chat = ChatFactory(chatbot=tenant.chatbot)
+    other_answer = MessageFactory(chat=other_chat, type="answer", content="Others.")
+
+    # When it rates a reply of its chat, then removes the rating, then tries another chat's
+    rated = browser.put(url(chat, answer), {"rating": "up"}, format="json")
+    removed = browser.delete(url(chat, answer))
+    elsewhere = browser.put(url(other_chat, other_answer), {"rating": "up"}, format="json")
+
+    # Then its own chat's feedback works and the other chat's is refused
+    assert rated.status_code == 200, rated.content
+    assert rated.json()["rating"] == "up"
+    assert removed.status_code == 204
+    assert elsewhere.status_code == 403
+    assert elsewhere.json() == {"message": "This token is not valid for this request"}
+    assert not Feedback.objects.filter(message=other_answer).exists()
