@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: install run createsuperuser serve test lint format bench eval clean
+.PHONY: install clients run createsuperuser serve test lint format bench eval clean
 
 $(STAMP): requirements-dev.lock pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,14 @@ $(STAMP): requirements-dev.lock pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The npm packages some tests run (the AI SDK's parser, Redocly's OpenAPI linter), exactly as
+# their package-lock.json pins them; npm ci writes node_modules/.package-lock.json last.
+NPM_CLIENTS := $(patsubst %/package-lock.json,%/node_modules/.package-lock.json,$(wildcard clients/*/package-lock.json))
+clients/%/node_modules/.package-lock.json: clients/%/package-lock.json
+	cd clients/$* && npm ci --no-audit --no-fund --loglevel=error
+
+clients: $(NPM_CLIENTS)
 
 var/secret_key:
 	mkdir -p var
@@ -48,7 +56,7 @@ createsuperuser: install var/secret_key
 serve: install
 	$(VENV)/bin/gunicorn -c assistant_api/gunicorn.conf.py assistant_api.wsgi
 
-test: install
+test: install clients
 	$(PY) -m pytest
 
 lint: install
