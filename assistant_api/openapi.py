@@ -141,3 +141,30 @@ def public_operations_without_security(result, generator, request, public):
             if isinstance(operation, dict) and "responses" in operation:
                 operation.setdefault("security", [])
     return result
+
+
+def nullable_schemas_typed(result, generator, request, public):
+    """drf-spectacular postprocessing hook: a nullable reference (`allOf`/`oneOf` of a component,
+    as drf-spectacular writes a nullable nested serializer or choice field) gets the type of
+    the component it refers to, since OpenAPI 3.0 ignores `nullable` without a `type`."""
+    components = result.get("components", {}).get("schemas", {})
+
+    def referred_type(schema: dict) -> str | None:
+        for option in schema.get("allOf", []) + schema.get("oneOf", []):
+            name = option.get("$ref", "").rpartition("/")[2]
+            if components.get(name, {}).get("type"):
+                return components[name]["type"]
+        return None
+
+    def visit(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("nullable") and "type" not in node and (found := referred_type(node)):
+                node["type"] = found
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(result)
+    return result

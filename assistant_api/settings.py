@@ -308,6 +308,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "assistant_api.openapi.public_operations_without_security",
+        "assistant_api.openapi.nullable_schemas_typed",
     ],
 }
 
