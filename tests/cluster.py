@@ -157,17 +157,16 @@ default_pool_size = 20
 ignore_startup_parameters = extra_float_digits
 """
     )
-    command = ["pgbouncer", str(ini)]
-    if os.geteuid() == 0:
-        command = ["runuser", "-u", "postgres", "--", *command]
+    # As that user itself, not through runuser, so that signals reach PgBouncer.
+    user_options = {"user": "postgres", "group": "postgres"} if os.geteuid() == 0 else {}
     with open(directory / "pgbouncer.log", "ab") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=log)
+        process = subprocess.Popen(["pgbouncer", str(ini)], stdout=log, stderr=log, **user_options)
     try:
         wait_for_port(port, process)
         netloc = f"{user}@127.0.0.1:{port}"
         yield urlunsplit(target._replace(netloc=netloc))
     finally:
-        stop(process, signal.SIGINT)
+        stop(process)  # SIGTERM: PgBouncer's immediate shutdown
 
 
 @dataclass
