@@ -109,7 +109,7 @@ http {{
     uwsgi_temp_path {temp["uwsgi"]};
     scgi_temp_path {temp["scgi"]};
     log_format upstream '$request_method $request_uri $status upstream=$upstream_addr '
-                        'upstream_status=$upstream_status';
+                        'upstream_status=$upstream_status request_time=$request_time';
     access_log {directory}/access.log upstream;
     include {directory}/site.conf;
 }}

@@ -16,7 +16,6 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from django.db import connection
-from httpx_sse import connect_sse
 
 from accounts.usage import QUOTA_REACHED
 from assistant_api.throttling import RATE_LIMITED
@@ -24,7 +23,7 @@ from chats.events import EventPublisher
 from chats.models import Event, Message
 from knowledge.models import PdpQuestionSet
 from knowledge.pdp.services import question_set_create
-from tests.chats.stream_client import StreamReader, payloads
+from tests.chats.stream_client import ResumingClient, StreamReader, payloads
 from tests.cluster import Cluster, cluster, missing_programs
 from tests.conftest import make_tenant
 from tests.factories import ChatFactory, OrganizationFactory
@@ -239,38 +238,6 @@ def test_nginx_does_not_buffer_the_stream(deployment):
     # A buffering proxy holds small events until its buffer fills or the stream ends.
     assert statistics.median(delays) < 0.1, delays
     assert max(delays) < 1.0, delays
-
-
-class ResumingClient:
-    """An EventSource: reconnects when the stream ends or breaks, sending Last-Event-ID."""
-
-    def __init__(self, url: str, key: str) -> None:
-        self.url = url
-        self.key = key
-        self.ids: list[int] = []
-        self.opens: list[int] = []  # the status of each (re)connection
-        self.stopping = threading.Event()
-        self.opened = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def run(self) -> None:
-        with httpx.Client(timeout=httpx.Timeout(10, read=30)) as client:
-            while not self.stopping.is_set():
-                headers = {"x-api-key": self.key}
-                if self.ids:
-                    headers["Last-Event-ID"] = str(self.ids[-1])
-                try:
-                    with connect_sse(client, "GET", self.url, headers=headers) as source:
-                        self.opens.append(source.response.status_code)
-                        self.opened.set()
-                        for sse in source.iter_sse():
-                            if sse.data:
-                                self.ids.append(int(sse.id))
-                            if self.stopping.is_set():
-                                return
-                except httpx.HTTPError:
-                    self.opens.append(0)
-                self.stopping.wait(0.2)  # the server asks for 3 s; the test does not wait so long
 
 
 def test_stopping_an_instance_moves_its_streams_to_the_other_losing_nothing(deployment):
