@@ -178,6 +178,15 @@ def load(shop: Shop, url: str, tally: Tally, stop: threading.Event, retry: bool,
             tally.add(op, status, attempts, first, time.monotonic() - started)
 
 
+def stored_events(chats: list[str]) -> dict[str, list[int]]:
+    from chats.models import Event
+
+    return {
+        chat: list(Event.objects.filter(chat_id=chat).order_by("seq").values_list("seq", flat=True))
+        for chat in chats
+    }
+
+
 def nginx_retries(log: str) -> int:
     """Requests nginx sent to a second instance (its upstream_status lists two)."""
     return len(re.findall(r"upstream_status=\S+, ", log))
@@ -196,7 +205,6 @@ def main() -> None:
 
     database_url = os.environ.get("DATABASE_URL") or DEFAULT_URL
     setup_django(database_url)
-    from chats.models import Event
     from tests.chats.stream_client import ResumingClient
     from tests.cluster import cluster
     from tests.server import free_port, redis_server
@@ -260,15 +268,22 @@ def main() -> None:
             for loop in loops:
                 loop.join(60)
             elapsed = time.monotonic() - started
-            time.sleep(3)  # the last replies' events reach the streams
+            # A stream cut by the last reload may still be reconnecting: wait until every
+            # stream has every event of its chat (or 60 s), then judge.
+            ended = time.monotonic()
+            while time.monotonic() - ended < 60:
+                stored = stored_events(shop.chats)
+                if all(
+                    set(stored[c]) <= set(s.ids) for c, s in zip(shop.chats, streams, strict=True)
+                ):
+                    break
+                time.sleep(0.5)
+            caught_up = time.monotonic() - ended
             for stream in streams:
                 stream.stopping.set()
             log = running.nginx_log()
 
-    expected = {
-        chat: list(Event.objects.filter(chat_id=chat).order_by("seq").values_list("seq", flat=True))
-        for chat in shop.chats
-    }
+    expected = stored_events(shop.chats)
     missing = sum(
         len(set(expected[c]) - set(s.ids)) for c, s in zip(shop.chats, streams, strict=True)
     )
@@ -300,7 +315,8 @@ def main() -> None:
     print(
         f"events: {events} stored for {len(streams)} streamed chats; missing {missing}, "
         f"duplicated {duplicated}, out of order {out_of_order}; reconnections {reconnects}, "
-        f"non-200 (re)connections {bad_opens}"
+        f"non-200 (re)connections {bad_opens}; every stream had every event {caught_up:.1f} s after "
+        "the load stopped"
     )
     sys.exit(1 if abnormal or missing or duplicated or out_of_order else 0)
 
