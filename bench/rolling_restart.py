@@ -11,7 +11,8 @@ Needs nginx and redis-server (apt-get install nginx redis-server). The cluster i
 Clients behave as the API asks integrators to: a message POST carries an Idempotency-Key and is
 sent again with the same key when the connection fails or nginx answers 502/504 (the request
 may or may not have reached an instance; the API stores it once). `--no-client-retry` shows what
-clients that never retry would have seen. GETs are retried by nginx itself.
+clients that never retry would have seen. GETs are retried by nginx itself. `--drain` takes
+each instance out of nginx (`down`, reload) before stopping it and puts it back once it is ready.
 
 A request is lost when its final answer is not its normal status (201 for creations, 200 for
 reads). An event is lost when a stream that was open all along does not receive an event the
@@ -201,6 +202,11 @@ def main() -> None:
     parser.add_argument("--steady", type=float, default=15.0, help="seconds of load first")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds between steps")
     parser.add_argument("--no-client-retry", action="store_true")
+    parser.add_argument(
+        "--drain",
+        action="store_true",
+        help="mark each instance down in nginx (and reload it) before stopping it",
+    )
     args = parser.parse_args()
 
     database_url = os.environ.get("DATABASE_URL") or DEFAULT_URL
@@ -253,11 +259,18 @@ def main() -> None:
             steady_seconds = time.monotonic() - started
             tally.phase = "restarts"
             for instance in running.instances:
+                if args.drain:
+                    step(f"{instance.name} down in nginx")
+                    running.drain(instance, down=True)
+                    time.sleep(2)  # nginx's old workers finish their requests to it
                 step(f"SIGTERM {instance.name}")
                 instance.stop()
                 step(f"{instance.name} exited; starting it")
                 instance.start()
                 step(f"{instance.name} ready")
+                if args.drain:
+                    running.drain(instance, down=False)
+                    step(f"{instance.name} back in nginx")
                 time.sleep(args.settle)  # longer than nginx's fail_timeout (3 s)
             for instance in running.instances:
                 step(f"SIGHUP {instance.name}")

@@ -11,6 +11,7 @@ the instances and PostgreSQL. Used by tests/deploy/ and bench/rolling_restart.py
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -228,6 +229,33 @@ class Cluster:
 
     def nginx_log(self) -> str:
         return (self.directory / "access.log").read_text(errors="replace")
+
+    def drain(self, instance: Instance, *, down: bool) -> None:
+        """Takes `instance` out of nginx's upstream (`down`) or puts it back, and reloads nginx
+        gracefully: the drain step of a rolling restart (RELIABILITY.md section 6)."""
+        site = self.directory / "site.conf"
+        line = re.compile(rf"(server 127\.0\.0\.1:{instance.port}\b[^;]*?)( down)?;")
+        text, count = line.subn(
+            lambda m: m.group(1) + (" down;" if down else ";"), site.read_text()
+        )
+        assert count == 1
+        site.write_text(text)
+        reload = subprocess.run(
+            [
+                "nginx",
+                "-p",
+                str(self.directory),
+                "-c",
+                str(self.directory / "nginx.conf"),
+                "-e",
+                str(self.directory / "error.log"),
+                "-s",
+                "reload",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert reload.returncode == 0, reload.stderr
 
 
 @contextmanager

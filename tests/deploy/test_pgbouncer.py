@@ -12,6 +12,7 @@ import time
 import uuid
 
 import httpx
+import psutil
 import psycopg
 import pytest
 from django.db import connection
@@ -19,7 +20,7 @@ from django.db import connection
 from chats.models import Message
 from knowledge.models import PdpQuestionSet
 from tests.chats.stream_client import StreamReader, payloads
-from tests.cluster import cluster, missing_programs, pgbouncer, private_directory
+from tests.cluster import Instance, cluster, missing_programs, pgbouncer, private_directory
 from tests.conftest import make_tenant
 from tests.factories import ProductFactory
 from tests.server import free_port, redis_server, server_env
@@ -135,12 +136,29 @@ def test_the_whole_api_and_the_stream_work_through_pgbouncer(deployment):
     clients = admin_console(pooled_url, "SHOW CLIENTS")
     assert all(row["application_name"] != "sse-listener" for row in clients)
     # ...and the stream listener of each instance (started by its first stream; nginx gives
-    # two streams opened together to different instances) holds a session on PostgreSQL.
+    # two streams opened together to different instances) holds a session on PostgreSQL
+    # itself, from the instance's worker, not through PgBouncer.
     url = f"{deployment.url}/v1/chats/{chat_id}/messages/events"
-    with StreamReader(url, headers), StreamReader(url, headers), connection.cursor() as cursor:
+    with StreamReader(url, headers), StreamReader(url, headers):
+        assert direct_listener_sessions(deployment.instances) == len(deployment.instances)
+
+
+def direct_listener_sessions(instances: list[Instance]) -> int:
+    """`sse-listener` sessions on PostgreSQL opened by the instances' own worker processes
+    (other servers of the test session may have listeners on the same database)."""
+    postgres_port = int(connection.settings_dict.get("PORT") or 5432)
+    ports = [
+        conn.laddr.port
+        for instance in instances
+        if instance.process is not None
+        for worker in psutil.Process(instance.process.pid).children()
+        for conn in worker.net_connections(kind="tcp")
+        if conn.raddr and conn.raddr.port == postgres_port
+    ]
+    with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sse-listener' "
-            "AND datname = %s",
-            [database],
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE application_name = 'sse-listener' AND client_port = ANY(%s)",
+            [ports],
         )
-        assert cursor.fetchone()[0] == len(deployment.instances)
+        return cursor.fetchone()[0]
