@@ -17,6 +17,7 @@ import httpx
 import pytest
 from django.db import connection
 
+from accounts.services import api_key_issue
 from accounts.usage import QUOTA_REACHED
 from assistant_api.throttling import RATE_LIMITED
 from chats.events import EventPublisher
@@ -187,8 +188,6 @@ def test_the_monthly_quota_holds_across_instances(deployment):
 
 def make_key(tenant) -> str:
     """A second key of the tenant's organization (the first one has used its minute)."""
-    from accounts.services import api_key_issue
-
     return api_key_issue(organization=tenant.organization).key
 
 
