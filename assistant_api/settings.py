@@ -158,6 +158,10 @@ else:
             },
         }
     }
+# The event stream's listener LISTENs, which needs a session of its own on PostgreSQL itself:
+# behind a transaction-pooling PgBouncer this points past it (chats/stream/listener.py).
+# Empty: the listener connects where DATABASE_URL does.
+DATABASE_LISTEN_URL = os.environ.get("DATABASE_LISTEN_URL", "").strip()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache ----------------------------------------------------------------------------------

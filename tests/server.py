@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import httpx
 from django.conf import settings
@@ -89,7 +90,24 @@ def start_server(
     port = port or free_port()
     env = server_env(PORT=str(port), HOST="127.0.0.1", **env_overrides)
     log = open(log_path, "ab") if log_path else None  # noqa: SIM115 (closed below)
-    process = subprocess.Popen(
+    process = launch_gunicorn(env, log)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process)
+        yield LiveServer(url=url, process=process, env=env)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        if log:
+            log.close()
+
+
+def launch_gunicorn(env: dict[str, str], log: IO[bytes] | None = None) -> subprocess.Popen:
+    """The production server as `make serve` runs it, configured by `env` (server_env)."""
+    return subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -103,18 +121,6 @@ def start_server(
         stdout=log,
         stderr=subprocess.STDOUT if log else None,
     )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url, process)
-        yield LiveServer(url=url, process=process, env=env)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        if log:
-            log.close()
 
 
 def wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30) -> None:

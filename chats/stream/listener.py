@@ -84,16 +84,27 @@ class PostgresSource:
         import psycopg
 
         db = settings.DATABASES["default"]
-        self.conn = psycopg.connect(
-            dbname=db["NAME"],
-            user=db.get("USER") or None,
-            password=db.get("PASSWORD") or None,
-            host=db.get("HOST") or None,
-            port=db.get("PORT") or None,
-            connect_timeout=int(db.get("OPTIONS", {}).get("connect_timeout", 5)),
-            application_name="sse-listener",
-            autocommit=True,
-        )
+        connect_timeout = int(db.get("OPTIONS", {}).get("connect_timeout", 5))
+        if settings.DATABASE_LISTEN_URL:
+            # LISTEN holds a session: a transaction-pooling PgBouncer would hand the session
+            # to other clients between statements and the notifications would go astray.
+            self.conn = psycopg.connect(
+                settings.DATABASE_LISTEN_URL,
+                connect_timeout=connect_timeout,
+                application_name="sse-listener",
+                autocommit=True,
+            )
+        else:
+            self.conn = psycopg.connect(
+                dbname=db["NAME"],
+                user=db.get("USER") or None,
+                password=db.get("PASSWORD") or None,
+                host=db.get("HOST") or None,
+                port=db.get("PORT") or None,
+                connect_timeout=connect_timeout,
+                application_name="sse-listener",
+                autocommit=True,
+            )
         self.conn.execute(f"LISTEN {EVENTS_CHANNEL}")
 
     def close(self) -> None:

@@ -149,5 +149,39 @@ class StreamReader:
         self.close()
 
 
+class ResumingClient:
+    """An EventSource: reconnects when the stream ends or breaks, sending Last-Event-ID."""
+
+    def __init__(self, url: str, key: str, *, reconnect_delay: float = 0.2) -> None:
+        self.url = url
+        self.key = key
+        self.reconnect_delay = reconnect_delay
+        self.ids: list[int] = []
+        self.opens: list[int] = []  # the status of each (re)connection
+        self.stopping = threading.Event()
+        self.opened = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def run(self) -> None:
+        with httpx.Client(timeout=httpx.Timeout(10, read=30)) as client:
+            while not self.stopping.is_set():
+                headers = {"x-api-key": self.key}
+                if self.ids:
+                    headers["Last-Event-ID"] = str(self.ids[-1])
+                try:
+                    with connect_sse(client, "GET", self.url, headers=headers) as source:
+                        self.opens.append(source.response.status_code)
+                        self.opened.set()
+                        for sse in source.iter_sse():
+                            if sse.data:
+                                self.ids.append(int(sse.id))
+                            if self.stopping.is_set():
+                                return
+                except httpx.HTTPError:
+                    self.opens.append(0)
+                # The server asks for 3 s (`retry:`); tests need not wait so long.
+                self.stopping.wait(self.reconnect_delay)
+
+
 def payloads(events: list[ServerSentEvent]) -> list[dict[str, Any]]:
     return [json.loads(event.data) for event in events]
