@@ -19,6 +19,7 @@ from django.db.models import Min
 
 from accounts.models import Organization
 from assistant_api.prepared import PreparedQuery
+from knowledge.engines.catalog.phrases import PhraseIndex
 from knowledge.models import ImportRun, Product, Store
 from knowledge.search.text import fold
 
@@ -26,6 +27,7 @@ from knowledge.search.text import fold
 # admin console reach the assistant's understanding within it; prices and stock are always live).
 MAX_AGE_SECONDS = 600.0
 _cache: dict[str, tuple[float, int | None, Vocabulary]] = {}
+PHRASE_KINDS = ("brands", "categories", "colors", "materials", "stores")
 _lock = threading.Lock()
 
 
@@ -50,9 +52,19 @@ class Vocabulary:
     # What each query word the catalog lacks became (knowledge.search.product_search): typos
     # and unknown words are looked up once per vocabulary's lifetime, not on every search.
     spellings: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    # Each kind of phrase (brands, categories...) indexed for finding in a message, built
+    # once per vocabulary: a message's cost must not grow with the catalog's words.
+    indexes: dict[str, PhraseIndex] = field(default_factory=dict, repr=False)
 
     def top_categories(self) -> list[str]:
         return self.top_levels
+
+    def index(self, kind: str) -> PhraseIndex:
+        """The phrases of `kind` ("brands", "categories", "colors", "materials", "stores")."""
+        index = self.indexes.get(kind)
+        if index is None:
+            index = self.indexes[kind] = PhraseIndex(getattr(self, kind))
+        return index
 
 
 def normalize(text: str) -> str:
@@ -148,6 +160,8 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
     vocabulary.first_created_at = Product.objects.filter(organization=organization).aggregate(
         first=Min("created_at")
     )["first"]
+    for kind in PHRASE_KINDS:
+        vocabulary.index(kind)  # built with the vocabulary, not on a shopper's message
     return vocabulary
 
 
