@@ -92,8 +92,9 @@ def engine_seconds(organization, chatbot, message: str) -> float:
     [
         ("show me some nice shoes please " * 130)[:4000],
         ("compare the first and the second one under 50 dollars " * 80)[:4000],
+        "\ufdfa" * 4000,  # folding makes 72,000 characters of it
     ],
-    ids=["sentence", "question"],
+    ids=["sentence", "question", "expanding"],
 )
 def test_a_long_message_on_a_large_catalog_costs_bounded_time(big_shop, message):
     # Given a catalog of 10,000 products, each with its own brand and product type

@@ -84,6 +84,12 @@ PIECES = [
     "\u4f60\u597d",
     "\u043f\u0440\u0438\u0432\u0435\u0442 ",
     "\U0001f600",
+    # Characters folding lengthens (NFKD): an Arabic ligature of 18 characters, "(1)", "1/4", "1,"
+    "\ufdfa",
+    "\u2474",
+    "\u00bc",
+    "\U0001f102",
+    "&",
 ]
 repeated = st.builds(
     lambda piece, times: (piece * times)[:MAX_MESSAGE_CHARS],
@@ -148,6 +154,9 @@ def engine_seconds(shop, chat, message: str, history: list[PastMessage] | None =
 @example(message="under " + "9" * 309)
 @example(message="around " + "9" * 29)
 @example(message="under " + "\u0669" * 400)
+@example(message="\ufdfa" * 4000)
+@example(message="\u2474" * 4000)
+@example(message="&" * 4000)
 def test_each_reply_takes_under_50_ms_whatever_the_message(shop, chat, message):
     assert engine_seconds(shop, chat, message) < ENGINE_SECONDS
 

@@ -67,9 +67,19 @@ class Vocabulary:
         return index
 
 
+# Folding can lengthen a text many times over (NFKD spells U+FDFA in 18 characters, "&" becomes
+# " and "): the message limit counts characters before folding, so the folded text is cut here,
+# at twice the longest message, to keep a message's reading within its time bound.
+MAX_NORMALIZED_CHARS = 8000
+
+
 def normalize(text: str) -> str:
-    """Folded text with `&` spelled out, possessives and punctuation reduced to spaces."""
-    text = fold(text).replace("\u2019", "'").replace("&", " and ")
+    """Folded text with `&` spelled out, possessives and punctuation reduced to spaces.
+
+    At most MAX_NORMALIZED_CHARS characters: what folding adds beyond them is not read.
+    """
+    text = fold(text, MAX_NORMALIZED_CHARS).replace("\u2019", "'").replace("&", " and ")
+    text = text[:MAX_NORMALIZED_CHARS]
     text = re.sub(r"\b(men|women|kid|girl|boy|lady|ladie)'s\b", r"\1s", text)
     text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "t-shirt", "off-white"
     text = re.sub(r"[^\w$€£%+.,'-]+", " ", text)
