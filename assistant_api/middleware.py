@@ -8,13 +8,12 @@ import uuid
 from collections.abc import Callable
 
 import orjson
-from django.conf import settings
 from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 
 from assistant_api import errors
-from assistant_api.request_body import UNREADABLE_BODY
+from assistant_api.request_body import UNREADABLE_BODY, body_limit
 from assistant_api.request_context import request_id_var
 
 logger = logging.getLogger("assistant_api.errors")
@@ -69,7 +68,8 @@ class BodySizeLimitMiddleware:
     """Refuses declared bodies over 64 KiB before anything reads them (413), and bodies
     assistant_api/request_body.py could not read: too slow (408), cut off or malformed (400).
 
-    The admin's catalog import form is the one place that takes larger uploads.
+    The admin's catalog import form is the one place that takes larger uploads, from a
+    request with a session (request_body.body_limit).
     """
 
     def __init__(self, get_response: Handler) -> None:
@@ -83,12 +83,7 @@ class BodySizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return json_error(400, "Invalid Content-Length header")
-        limit = (
-            settings.ADMIN_MAX_BODY_BYTES
-            if request.path.startswith("/admin/")
-            else settings.MAX_BODY_BYTES
-        )
-        if length > limit:
+        if length > body_limit(request.META):
             return json_error(413)
         return self.get_response(request)
 

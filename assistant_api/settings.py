@@ -202,6 +202,10 @@ ADMIN_MAX_BODY_BYTES = env_int("ADMIN_MAX_UPLOAD_BYTES", 200 * 1024 * 1024)
 REQUEST_BODY_TIMEOUT_SECONDS = float(os.environ.get("REQUEST_BODY_TIMEOUT_SECONDS", "10"))
 if REQUEST_BODY_TIMEOUT_SECONDS <= 0:
     raise ImproperlyConfigured("REQUEST_BODY_TIMEOUT_SECONDS must be more than 0")
+# The admin's catalog upload must arrive within this, however large.
+ADMIN_MAX_UPLOAD_SECONDS = float(os.environ.get("ADMIN_MAX_UPLOAD_SECONDS", "600"))
+if ADMIN_MAX_UPLOAD_SECONDS <= 0:
+    raise ImproperlyConfigured("ADMIN_MAX_UPLOAD_SECONDS must be more than 0")
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
