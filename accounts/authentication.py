@@ -7,6 +7,7 @@ The lookup goes through accounts/key_cache.py: at most one query per key and wor
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -78,14 +79,31 @@ def request_api_key(request: HttpRequest) -> ApiKey:
 
 def authenticate_request_key(request: Request | HttpRequest, key: str) -> ApiKey:
     """`authenticate_key`, with the limit of refused keys per client address
-    (accounts/failed_auth.py): TooManyRequestsError before the lookup when over it."""
+    (accounts/failed_auth.py): TooManyRequestsError before the lookup when over it.
+
+    A key matching no key is answered no sooner than `FAILED_AUTH_MIN_SECONDS` after its
+    lookup began: a prefix in use is in the worker's cache while one never seen costs a
+    query, and without the floor that difference would tell which prefixes exist.
+    """
     failed_auth_refuse_blocked(request)
+    started = time.monotonic()
     try:
         return authenticate_key(key)
     except exceptions.AuthenticationFailed as exc:
         if exc.detail == INVALID_KEY:
-            failed_auth_count(request)
+            try:
+                failed_auth_count(request)
+            finally:
+                wait_until(started + settings.FAILED_AUTH_MIN_SECONDS)
         raise
+
+
+def wait_until(moment: float) -> None:
+    """Sleeps until `moment` (a `time.monotonic()` value); in the gevent workers `time.sleep`
+    yields to the worker's other requests, so a refused key holds no worker."""
+    left = moment - time.monotonic()
+    if left > 0:
+        time.sleep(left)
 
 
 def authenticate_key(key: str) -> ApiKey:

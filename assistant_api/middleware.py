@@ -68,8 +68,9 @@ class BodySizeLimitMiddleware:
     """Refuses declared bodies over 64 KiB before anything reads them (413), and bodies
     assistant_api/request_body.py could not read: too slow (408), cut off or malformed (400).
 
-    The admin's catalog import form, the catalog API and the AI SDK endpoint (whose client
-    sends the whole conversation every time) take larger ones (body_limit).
+    The catalog API, the AI SDK endpoint (whose client sends the whole conversation every
+    time) and the admin's catalog import form, from a request with a session, take larger
+    ones (request_body.body_limit).
     """
 
     def __init__(self, get_response: Handler) -> None:
@@ -83,7 +84,7 @@ class BodySizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return json_error(400, "Invalid Content-Length header")
-        limit = body_limit(request.path)
+        limit = body_limit(request.META)
         if length > limit:
             return json_error(413, errors.body_too_large(limit))
         return self.get_response(request)

@@ -8,8 +8,11 @@ WSGI wrapper reads every body first, with no database connection taken: a body d
 (which Django would otherwise see as empty) up to one byte past the limit. The application
 then reads the buffered copy.
 
+Every body is limited to 64 KiB but one: the admin's catalog import form, and only for a request
+that carries a session cookie (the view then checks who signs in), takes feeds up to
+`ADMIN_MAX_UPLOAD_BYTES`; anyone else's large body is refused (413) before any of it is read.
 A body must arrive within `REQUEST_BODY_TIMEOUT_SECONDS`, plus as long again for every further
-64 KiB (only the admin's catalog upload is larger). A body that does not is answered 408 by
+64 KiB, and an upload within `ADMIN_MAX_UPLOAD_SECONDS` whatever its size. A body that does not is answered 408 by
 `BodySizeLimitMiddleware`, one cut off or malformed 400, and the connection is closed after
 the answer, since the rest of that body would be read as the next request. A chunked body over
 the limit is handed on with the bytes read so far, so the middleware answers 413 as for any
@@ -27,6 +30,8 @@ from typing import IO, Any
 
 import gevent
 from django.conf import settings
+from django.http import parse_cookie
+from django.urls import Resolver404, resolve
 
 from assistant_api.worker_tuning import in_gevent_worker
 
@@ -44,22 +49,35 @@ BODY_TIMED_OUT = "The request body did not arrive within {seconds:g} s"
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-def body_limit(path: str) -> int:
-    """The largest request body of a path: the admin's catalog upload, the catalog API's
-    batches of 1,000 products and the AI SDK's whole conversations take more than the rest."""
-    if path.startswith("/admin/"):
-        return settings.ADMIN_MAX_BODY_BYTES
+# The one admin view that takes bodies over MAX_BODY_BYTES: the catalog import form.
+UPLOAD_VIEW = "admin:knowledge_importrun_add"
+
+
+def body_limit(environ: dict[str, Any]) -> int:
+    """The largest body this request may send (the WSGI environ, or a request's META): the
+    catalog API's batches of 1,000 products, the AI SDK's whole conversations and the admin's
+    catalog upload take more than the rest."""
+    path = environ.get("PATH_INFO", "")
     if path.startswith("/v1/catalog/"):
         return settings.CATALOG_MAX_BODY_BYTES
     if path == "/v1/ui/chat":
         return settings.UI_CHAT_MAX_BODY_BYTES
-    return settings.MAX_BODY_BYTES
+    if not path.startswith("/admin/"):
+        return settings.MAX_BODY_BYTES
+    # Only a request that may be signed in; without a session it is not read at all.
+    if settings.SESSION_COOKIE_NAME not in parse_cookie(environ.get("HTTP_COOKIE", "")):
+        return settings.MAX_BODY_BYTES
+    try:
+        view_name = resolve(path).view_name
+    except Resolver404:
+        return settings.MAX_BODY_BYTES
+    return settings.ADMIN_MAX_BODY_BYTES if view_name == UPLOAD_VIEW else settings.MAX_BODY_BYTES
 
 
 def bytes_to_read(environ: dict[str, Any]) -> tuple[int, bool] | None:
     """How many bytes to read before the application runs, and whether the body is chunked;
     None when there is nothing to read first (no body, or a length the middleware refuses)."""
-    limit = body_limit(environ.get("PATH_INFO", ""))
+    limit = body_limit(environ)
     declared = environ.get("CONTENT_LENGTH")
     if not declared:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
@@ -104,19 +122,23 @@ def read_body(source: IO[bytes], body: IO[bytes], *, size: int, chunked: bool):
     """Copies up to `size` bytes of `source` into `body`; None when done, else the
     (status, message) to answer."""
     timeout = settings.REQUEST_BODY_TIMEOUT_SECONDS
+    # However fast its pieces come, an upload ends within this: a client cannot keep a
+    # 200 MB body coming for hours at 64 KiB per REQUEST_BODY_TIMEOUT_SECONDS.
+    longest = max(timeout, settings.ADMIN_MAX_UPLOAD_SECONDS)
     started = time.monotonic()
     received = 0
+    allowed = timeout
     try:
         while received < size:
             # As long again for each further 64 KiB, so a large upload is not cut off.
-            allowed = timeout * (1 + received // settings.MAX_BODY_BYTES)
+            allowed = min(timeout * (1 + received // settings.MAX_BODY_BYTES), longest)
             piece = read_within(source, min(READ_SIZE, size - received), started + allowed)
             if not piece:
                 break
             body.write(piece)
             received += len(piece)
     except BodyTimedOut:
-        return 408, BODY_TIMED_OUT.format(seconds=timeout)
+        return 408, BODY_TIMED_OUT.format(seconds=allowed)
     except OSError:  # gunicorn's InvalidChunkSize, ChunkMissingTerminator, NoMoreData, ...
         return 400, BROKEN_CHUNKED_BODY if chunked else INCOMPLETE_BODY
     if received < size and not chunked:

@@ -215,6 +215,10 @@ CATALOG_MAX_BODY_BYTES = env_int("CATALOG_MAX_BODY_BYTES", 16 * 1024 * 1024)
 # POST /v1/ui/chat: the AI SDK's transport sends the whole conversation (tool outputs too)
 # with every message, though only the last one is read.
 UI_CHAT_MAX_BODY_BYTES = env_int("UI_CHAT_MAX_BODY_BYTES", 1024 * 1024)
+# The admin's catalog upload must arrive within this, however large.
+ADMIN_MAX_UPLOAD_SECONDS = float(os.environ.get("ADMIN_MAX_UPLOAD_SECONDS", "600"))
+if ADMIN_MAX_UPLOAD_SECONDS <= 0:
+    raise ImproperlyConfigured("ADMIN_MAX_UPLOAD_SECONDS must be more than 0")
 
 # --- Security -------------------------------------------------------------------------------
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -349,6 +353,11 @@ RATE_LIMIT_PER_KEY = os.environ.get("RATE_LIMIT_PER_KEY", "600/min")
 RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
 # Refused API keys per client address; over it, 429 before any key is looked up.
 RATE_LIMIT_FAILED_AUTH = os.environ.get("RATE_LIMIT_FAILED_AUTH", "60/min")
+# A key matching no key is answered no sooner than this after its lookup began, so the time of
+# a 401 does not tell whether its prefix exists (accounts/authentication.py).
+FAILED_AUTH_MIN_SECONDS = float(os.environ.get("FAILED_AUTH_MIN_SECONDS", "0.02"))
+if not 0 <= FAILED_AUTH_MIN_SECONDS <= 1:
+    raise ImproperlyConfigured("FAILED_AUTH_MIN_SECONDS must be between 0 and 1")
 # Seconds a worker may reuse an API key row it read (accounts/key_cache.py); 0 turns it off.
 # docs/api.md#authentication: a revoked key is refused by every worker within 1 second.
 API_KEY_CACHE_SECONDS = float(os.environ.get("API_KEY_CACHE_SECONDS", "0.5"))

@@ -18,12 +18,17 @@ MAX_WORD_LENGTH = 40
 _WORD = re.compile(r"[^\W_]+")
 
 
-def fold(text: str) -> str:
-    """Lowercase without accents: "Crème BRÛLÉE" -> "creme brulee"."""
+def fold(text: str, limit: int | None = None) -> str:
+    """Lowercase without accents: "Crème BRÛLÉE" -> "creme brulee".
+
+    With a `limit`, at most that many characters: decomposition can lengthen a text many
+    times over (U+FDFA becomes 18 characters), and the cut comes before the per-character work.
+    """
     if text.isascii():  # the common case, and ten times faster
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+        return text[:limit].lower()
+    decomposed = unicodedata.normalize("NFKD", text)[: None if limit is None else limit * 2]
+    folded = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+    return folded[:limit]
 
 
 def words(text: str) -> list[str]:

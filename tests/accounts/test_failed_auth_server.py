@@ -3,6 +3,7 @@ a known prefix with a wrong secret is, against the real server."""
 
 from __future__ import annotations
 
+import secrets
 import statistics
 import time
 
@@ -68,3 +69,29 @@ def test_an_unknown_prefix_takes_as_long_as_a_known_prefix_with_a_wrong_secret()
     # Before, an unknown prefix was read from the database on every request while a known
     # one came from the worker's cache: 2-3 times as long on this machine.
     assert max(unknown, known) / min(unknown, known) < 1.3, (unknown, known)
+
+
+def test_a_never_seen_prefix_takes_as_long_as_the_prefix_of_a_key_in_use():
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    path = f"/v1/chats/{chat.id}"
+    wrong_secret = tenant.api_key.prefix + "_" + "y" * 43
+    times: dict[str, list[float]] = {"never seen": [], "in use": []}
+    env = {"API_KEY_CACHE_SECONDS": "0.5", "RATE_LIMIT_FAILED_AUTH": "off"}
+    with start_server(**env) as server, server.client() as client:
+        for round_ in range(150):
+            # Given a key in use (its row kept warm in the worker's cache by its traffic)
+            assert client.get(path, headers={"x-api-key": tenant.key}).status_code == 200
+            # When a wrong secret is sent for its prefix, and a key of a prefix never seen
+            for name, key in (
+                ("in use", wrong_secret),
+                ("never seen", f"sk_stag_{secrets.token_hex(4)}_" + "x" * 43),
+            ):
+                sent = time.perf_counter()
+                assert client.get(path, headers={"x-api-key": key}).status_code == 401
+                if round_ >= 10:  # after the warm-up
+                    times[name].append(time.perf_counter() - sent)
+    never_seen, in_use = (statistics.median(times[name]) for name in times)
+    # Then both take about as long: without the floor of FAILED_AUTH_MIN_SECONDS on a refused
+    # key, the never-seen prefix's query made it 1.5-3 times as long as the cached one.
+    assert max(never_seen, in_use) / min(never_seen, in_use) < 1.2, (never_seen, in_use)

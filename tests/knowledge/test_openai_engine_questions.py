@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 
 import pytest
 from rest_framework.test import APIClient
@@ -126,3 +127,17 @@ def test_deployment_setting_alone_selects_the_model(fake_llm, shop, settings):
     fake_llm.add(text(json.dumps(QUESTIONS)))
 
     assert get_questions(shop) == QUESTIONS
+
+
+def test_a_model_answer_of_brackets_falls_back_in_bounded_time(fake_llm, shop):
+    # Given the model answers 200,000 "[" and no "]" (a search for `\[.*\]` retried from
+    # each "[", some 6 s of quadratic work)
+    fake_llm.add(text("[" * 200_000))
+
+    # When the questions are asked for
+    started = time.perf_counter()
+    questions = get_questions(shop)
+
+    # Then the catalog generator's come back, at once
+    assert time.perf_counter() - started < 2
+    assert 3 <= len(questions) <= 6

@@ -130,21 +130,6 @@ def singular(word: str) -> str:
     return word
 
 
-def _find_phrases(text: str, phrases: dict[str, str]) -> list[tuple[re.Match, str]]:
-    """Matches of the longest phrases first, as (match, catalog value); spans do not overlap."""
-    found: list[tuple[re.Match, str]] = []
-    taken = bytearray(len(text))  # 1 where a longer phrase was found already
-    for key in sorted(phrases, key=len, reverse=True):
-        if not key or key not in text:
-            continue
-        for match in re.finditer(rf"(?<![\w]){re.escape(key)}(?![\w])", text):
-            if 1 in taken[match.start() : match.end()]:
-                continue
-            taken[match.start() : match.end()] = b"\x01" * (match.end() - match.start())
-            found.append((match, phrases[key]))
-    return found
-
-
 def _blank_span(text: str, start: int, end: int) -> str:
     return text[:start] + " " * (end - start) + text[end:]
 
@@ -271,25 +256,25 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     exclude_brands: list[str] = []
     name_words: list[str] = []
     brand_spans: list[tuple[int, int]] = []
-    for match, brand in _find_phrases(work, vocabulary.brands):
-        before = _excluded_before(work, match.start())
+    for named in vocabulary.index("brands").find(work):
+        before = _excluded_before(work, named.start)
         if before is not None:
-            exclude_brands.append(brand)
-            brand_spans.append((before, match.end()))
+            exclude_brands.append(named.value)
+            brand_spans.append((before, named.end))
         else:
-            brands.append(brand)
-            name_words.extend(match.group(0).split())
-            brand_spans.append((match.start(), match.end()))
+            brands.append(named.value)
+            name_words.extend(work[named.start : named.end].split())
+            brand_spans.append((named.start, named.end))
     work = _blank_spans(work, brand_spans)
 
     store_code = ""
     if vocabulary.stores and (
         "availability" in asks or re.search(r"\b(store|shop|branch)\b", work)
     ):
-        found_stores = _find_phrases(work, vocabulary.stores)
+        found_stores = vocabulary.index("stores").find(work)
         if found_stores:
-            store_code = found_stores[0][1]
-        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in found_stores])
+            store_code = found_stores[0].value
+        work = _blank_spans(work, [(store.start, store.end) for store in found_stores])
 
     sizes: list[str] = []
     asked_size = ""
@@ -317,10 +302,10 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     colors: list[str] = []
     materials: list[str] = []
     genders: list[str] = []
-    for phrases, values in ((vocabulary.colors, colors), (vocabulary.materials, materials)):
-        phrase_matches = _find_phrases(work, phrases)
-        values.extend(value for _, value in phrase_matches)
-        work = _blank_spans(work, [(match.start(), match.end()) for match, _ in phrase_matches])
+    for kind, values in (("colors", colors), ("materials", materials)):
+        phrase_matches = vocabulary.index(kind).find(work)
+        values.extend(named.value for named in phrase_matches)
+        work = _blank_spans(work, [(named.start, named.end) for named in phrase_matches])
     for word in work.split():
         if word in lx.COLORS:
             colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
@@ -360,9 +345,9 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
 
     category = ""
     label = ""
-    for match, value in _find_phrases(work, vocabulary.categories):
-        category = value
-        work = _blank_span(work, match.start(), match.end())
+    for named in vocabulary.index("categories").find(work):
+        category = named.value
+        work = _blank_span(work, named.start, named.end)
         break
     if not category:
         category, label, work = _category_from_synonyms(work, vocabulary)

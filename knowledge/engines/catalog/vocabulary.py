@@ -20,6 +20,7 @@ from django.db.models import Min
 
 from accounts.models import Organization
 from assistant_api.prepared import PreparedQuery
+from knowledge.engines.catalog.phrases import PhraseIndex
 from knowledge.models import CatalogVersion, Product, Store
 from knowledge.search.text import fold
 
@@ -28,6 +29,7 @@ from knowledge.search.text import fold
 # and stock are always read live).
 MAX_AGE_SECONDS = 600.0
 _cache: dict[str, tuple[float, uuid.UUID | None, Vocabulary]] = {}
+PHRASE_KINDS = ("brands", "categories", "colors", "materials", "stores")
 _lock = threading.Lock()
 
 
@@ -52,14 +54,34 @@ class Vocabulary:
     # What each query word the catalog lacks became (knowledge.search.product_search): typos
     # and unknown words are looked up once per vocabulary's lifetime, not on every search.
     spellings: dict[str, list[str]] = field(default_factory=dict, repr=False)
+    # Each kind of phrase (brands, categories...) indexed for finding in a message, built
+    # once per vocabulary: a message's cost must not grow with the catalog's words.
+    indexes: dict[str, PhraseIndex] = field(default_factory=dict, repr=False)
 
     def top_categories(self) -> list[str]:
         return self.top_levels
 
+    def index(self, kind: str) -> PhraseIndex:
+        """The phrases of `kind` ("brands", "categories", "colors", "materials", "stores")."""
+        index = self.indexes.get(kind)
+        if index is None:
+            index = self.indexes[kind] = PhraseIndex(getattr(self, kind))
+        return index
+
+
+# Folding can lengthen a text many times over (NFKD spells U+FDFA in 18 characters, "&" becomes
+# " and "): the message limit counts characters before folding, so the folded text is cut here,
+# at twice the longest message, to keep a message's reading within its time bound.
+MAX_NORMALIZED_CHARS = 8000
+
 
 def normalize(text: str) -> str:
-    """Folded text with `&` spelled out, possessives and punctuation reduced to spaces."""
-    text = fold(text).replace("\u2019", "'").replace("&", " and ")
+    """Folded text with `&` spelled out, possessives and punctuation reduced to spaces.
+
+    At most MAX_NORMALIZED_CHARS characters: what folding adds beyond them is not read.
+    """
+    text = fold(text, MAX_NORMALIZED_CHARS).replace("\u2019", "'").replace("&", " and ")
+    text = text[:MAX_NORMALIZED_CHARS]
     text = re.sub(r"\b(men|women|kid|girl|boy|lady|ladie)'s\b", r"\1s", text)
     text = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text)  # "t-shirt", "off-white"
     text = re.sub(r"[^\w$€£%+.,'-]+", " ", text)
@@ -150,6 +172,8 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
     vocabulary.first_created_at = Product.objects.filter(organization=organization).aggregate(
         first=Min("created_at")
     )["first"]
+    for kind in PHRASE_KINDS:
+        vocabulary.index(kind)  # built with the vocabulary, not on a shopper's message
     return vocabulary
 
 

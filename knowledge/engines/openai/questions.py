@@ -96,11 +96,13 @@ def questions_from_model(*, product: Product) -> list[str] | None:
 def questions_validate(content: str) -> list[str] | None:
     """The questions of the model's answer (a JSON array, possibly fenced or wrapped in an
     object), cleaned and deduplicated; None unless 3 to 6 remain."""
-    match = re.search(r"\[.*\]", content, re.DOTALL)
-    if match is None:
+    # From the first "[" to the last "]": what a search for `\[.*\]` finds, without its
+    # quadratic retries on an answer of many "[" and no "]".
+    start, end = content.find("["), content.rfind("]")
+    if start < 0 or end < start:
         return None
     try:
-        items = json.loads(match.group(0))
+        items = json.loads(content[start : end + 1])
     except ValueError:
         return None
     if not isinstance(items, list):
