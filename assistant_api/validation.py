@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from assistant_api.errors import ValidationFailedError
@@ -31,3 +32,17 @@ def digits_value(text: str, *, cap: int) -> int | None:
     if len(text.lstrip("0")) > len(str(cap)):
         return cap
     return min(int(text), cap)
+
+
+# Dates outside are ignored: a day or a period reaching past them would overflow Python's dates.
+EARLIEST_DATE, LATEST_DATE = dt.date(1970, 1, 1), dt.date(9000, 1, 1)
+
+
+def date_or_none(text: object) -> dt.date | None:
+    """An ISO date typed in a console form or query, or None when it is empty, malformed or
+    outside EARLIEST_DATE..LATEST_DATE."""
+    try:
+        day = dt.date.fromisoformat(str(text)) if text else None
+    except ValueError:
+        return None
+    return day if day is not None and EARLIEST_DATE <= day <= LATEST_DATE else None

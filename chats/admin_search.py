@@ -15,6 +15,7 @@ from django.contrib import admin
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import HttpRequest
 
+from assistant_api.validation import date_or_none
 from chats.models import Event, EventStatus, Feedback, FeedbackRating, Message
 
 MAX_SEARCH_WORDS = 5
@@ -87,7 +88,7 @@ class DateRangeFilter(admin.ListFilter):
         for name in self.parameters:
             given = params.pop(name, None)
             text = given[-1] if isinstance(given, list) else given
-            self.dates[name] = _date(text)
+            self.dates[name] = date_or_none(text)
             if text:
                 self.used_parameters[name] = text
 
@@ -121,18 +122,6 @@ class DateRangeFilter(admin.ListFilter):
             **dates,
             "clear": changelist.get_query_string(remove=list(self.parameters)),
         }
-
-
-# Dates outside are ignored: a day before or after them would overflow Python's dates.
-EARLIEST, LATEST = dt.date(1970, 1, 1), dt.date(9000, 1, 1)
-
-
-def _date(text: object) -> dt.date | None:
-    try:
-        day = dt.date.fromisoformat(str(text)) if text else None
-    except ValueError:
-        return None
-    return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
 def _midnight(day: dt.date) -> dt.datetime:

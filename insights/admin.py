@@ -13,21 +13,13 @@ from django.urls import path
 
 from accounts.models import Chatbot, Organization
 from assistant_api.csv_export import csv_text
+from chats.admin import ReadOnlyAdmin
 from insights.models import InsightDay
 from insights.report import insights_report, insights_table, period_from
 
 
 @admin.register(InsightDay)
-class InsightsAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:
-        return False
-
+class InsightsAdmin(ReadOnlyAdmin):
     def get_urls(self):
         return [
             path(

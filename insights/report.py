@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from accounts.models import Organization
+from assistant_api.validation import date_or_none
 from chats.models import Feedback, FeedbackRating
 from insights.charts import Series, daily_bars_svg
 from insights.models import InsightDay, InsightTerm, TermKind
@@ -68,8 +69,8 @@ class Table:
 def period_from(query: Any, *, today: dt.date) -> Period:
     """The period the page's form asks for: `start`, `end` (YYYY-MM-DD) and `chatbot`; the
     last 30 days when absent or unreadable, at most 400 days."""
-    end = _date(query.get("end")) or today
-    start = _date(query.get("start")) or end - dt.timedelta(DEFAULT_DAYS - 1)
+    end = date_or_none(query.get("end")) or today
+    start = date_or_none(query.get("start")) or end - dt.timedelta(DEFAULT_DAYS - 1)
     if start > end:
         start, end = end, start
     start = max(start, end - dt.timedelta(MAX_DAYS - 1))
@@ -79,18 +80,6 @@ def period_from(query: Any, *, today: dt.date) -> Period:
     except ValueError:
         chatbot_id = None
     return Period(start=start, end=end, chatbot_id=chatbot_id)
-
-
-# Dates outside are ignored: a period reaching past them would overflow Python's dates.
-EARLIEST, LATEST = dt.date(1970, 1, 1), dt.date(9000, 1, 1)
-
-
-def _date(text: object) -> dt.date | None:
-    try:
-        day = dt.date.fromisoformat(str(text)) if text else None
-    except ValueError:
-        return None
-    return day if day is not None and EARLIEST <= day <= LATEST else None
 
 
 def _scoped(queryset: QuerySet, organization: Organization, period: Period) -> QuerySet:
