@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -71,24 +71,44 @@ def question_set_regenerate(*, question_set: PdpQuestionSet) -> bool:
     return True
 
 
+# URLs looked up per query: a whole catalog's import changes more URLs than PostgreSQL takes
+# parameters in one statement (65,535).
+FOLLOW_URLS_PER_QUERY = 1000
+
+
 def question_sets_follow_catalog(*, organization: Organization, urls: Collection[str]) -> None:
     """After the products at `urls` changed: their generated sets and those of their variants
     (which ask about the group's sizes in stock), not those an operator edited, are generated
     again, and written when the questions or title differ."""
     products = Product.objects.filter(organization=organization)
-    groups = products.filter(url__in=urls).exclude(item_group_id="").values("item_group_id")
-    pages = {*urls, *products.filter(item_group_id__in=groups).values_list("url", flat=True)}
-    question_sets = PdpQuestionSet.objects.filter(
-        organization=organization, url__in=pages, generated=True
-    ).prefetch_related("questions")
-    for question_set in question_sets:
-        product = product_for_url(organization_id=organization.pk, url=question_set.url)
-        if product is None:
-            continue
-        questions = questions_generate(product)
-        current = [question.text for question in question_set.questions.all()]
-        if questions != current or product.title != question_set.product_title:
-            _questions_replace(question_set, product.title, questions)
+    pages = set(urls)
+    groups: set[str] = set()
+    for chunk in _chunks(sorted(pages)):
+        found = products.filter(url__in=chunk).exclude(item_group_id="")
+        groups.update(found.values_list("item_group_id", flat=True))
+    for chunk in _chunks(sorted(groups)):
+        pages.update(products.filter(item_group_id__in=chunk).values_list("url", flat=True))
+    for chunk in _chunks(sorted(pages)):
+        question_sets = PdpQuestionSet.objects.filter(
+            organization=organization, url__in=chunk, generated=True
+        ).prefetch_related("questions")
+        for question_set in question_sets:
+            _question_set_follow(organization, question_set)
+
+
+def _chunks(values: list[str]) -> Iterator[list[str]]:
+    for start in range(0, len(values), FOLLOW_URLS_PER_QUERY):
+        yield values[start : start + FOLLOW_URLS_PER_QUERY]
+
+
+def _question_set_follow(organization: Organization, question_set: PdpQuestionSet) -> None:
+    product = product_for_url(organization_id=organization.pk, url=question_set.url)
+    if product is None:
+        return
+    questions = questions_generate(product)
+    current = [question.text for question in question_set.questions.all()]
+    if questions != current or product.title != question_set.product_title:
+        _questions_replace(question_set, product.title, questions)
 
 
 def _questions_replace(question_set: PdpQuestionSet, title: str, questions: list[str]) -> None:

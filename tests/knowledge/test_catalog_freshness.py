@@ -174,3 +174,15 @@ def test_a_product_edited_in_the_console_updates_its_question_set(tenant, catalo
 
     assert response.status_code == 302, response.content.decode()[:3000]
     assert DISCOUNT in public_questions(tenant)
+
+
+def test_importing_more_products_than_a_statement_takes_parameters_succeeds(tenant, tmp_path):
+    # Given a catalog of 66,000 items (more URLs than PostgreSQL's 65,535 statement parameters)
+    feed = write(tmp_path / "feed.tsv", tsv([item(number) for number in range(66_000)]))
+
+    # When it is imported, every item's URL counting as changed for the question sets
+    summary, failed = run_import(str(tenant.organization.pk), str(feed))
+
+    # Then the import succeeds whole
+    assert not failed, summary
+    assert summary["created"] == 66_000
