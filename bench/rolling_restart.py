@@ -38,27 +38,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.sse_streams import setup_django  # noqa: E402 (after the path is set)
+
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/rolling_bench"
 RETRYABLE = {502, 504}
-
-
-def setup_django(database_url: str) -> None:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ.setdefault("SECRET_KEY", "bench-secret-key")
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assistant_api.settings")
-    import psycopg
-
-    admin_url = database_url.rsplit("/", 1)[0] + "/postgres"
-    name = database_url.rsplit("/", 1)[1]
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 @dataclass
