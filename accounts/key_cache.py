@@ -21,7 +21,7 @@ from typing import Any
 from django.conf import settings
 
 from accounts.models import ApiKey, Organization
-from assistant_api.model_rows import instance_from_values
+from infrastructure.model_rows import instance_from_values
 
 # More distinct keys than this in one process is not a real deployment: start again.
 MAX_ENTRIES = 10_000

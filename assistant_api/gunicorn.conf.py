@@ -4,7 +4,7 @@ import multiprocessing
 import os
 
 from assistant_api import server_errors
-from assistant_api.worker_tuning import freeze_startup_objects, yield_to_other_connections
+from infrastructure.worker_tuning import freeze_startup_objects, yield_to_other_connections
 
 # Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as docs/api.md#malformed-http
 # says.
@@ -32,7 +32,7 @@ proxy_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 
 def post_worker_init(worker):
-    """Freezes the startup heap (assistant_api/worker_tuning.py); ends the worker's open event
+    """Freezes the startup heap (infrastructure/worker_tuning.py); ends the worker's open event
     streams as soon as it is asked to stop.
 
     Gunicorn's gevent worker waits up to graceful_timeout for open connections and then kills
@@ -54,7 +54,7 @@ def post_worker_init(worker):
 
 
 def post_request(worker, req, environ, resp):
-    """Lets the worker's other connections have their turn (assistant_api/worker_tuning.py)."""
+    """Lets the worker's other connections have their turn (infrastructure/worker_tuning.py)."""
     yield_to_other_connections()
 
 

@@ -33,7 +33,7 @@ from django.conf import settings
 from django.http import parse_cookie
 from django.urls import Resolver404, resolve
 
-from assistant_api.worker_tuning import in_gevent_worker
+from infrastructure.worker_tuning import in_gevent_worker
 
 READ_SIZE = 64 * 1024
 # Larger bodies (only the admin's catalog upload may be) go to a temporary file.

@@ -125,8 +125,8 @@ if DATABASE_URL:
         _db["CONN_MAX_AGE"] = 0
         # Django's backend, but a connection the server closed is not lent (requests right
         # after a database restart get a fresh one, not a 503), found without the round
-        # trip of the pool's own check (CONN_HEALTH_CHECKS): assistant_api/postgresql/.
-        _db["ENGINE"] = "assistant_api.postgresql"
+        # trip of the pool's own check (CONN_HEALTH_CHECKS): infrastructure/postgresql/.
+        _db["ENGINE"] = "infrastructure.postgresql"
         _db["CONN_HEALTH_CHECKS"] = False
         _db.setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,

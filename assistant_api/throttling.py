@@ -2,7 +2,7 @@
 endpoints.
 
 Fixed one-window counters: with Redis (`REDIS_URL`) shared by every worker and instance
-(assistant_api/rate_counter.py: one atomic round trip, shared by the requests of the same
+(infrastructure/rate_counter.py: one atomic round trip, shared by the requests of the same
 moment); without it the process's cache, so the limits hold per process.
 If Redis fails, requests are served (fail open), a warning is logged at most once a minute,
 and Redis is tried again a few seconds later.
@@ -23,9 +23,9 @@ from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
-from assistant_api.cache_health import CacheHealth
 from assistant_api.errors import TooManyRequestsError
-from assistant_api.rate_counter import WindowCounter
+from infrastructure.cache_health import CacheHealth
+from infrastructure.rate_counter import WindowCounter
 
 RATE_LIMITED = "Rate limit exceeded"
 _RATE = re.compile(

@@ -20,8 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.db import router
 
-from assistant_api.model_rows import instance_from_values
 from chats.models import Chat
+from infrastructure.model_rows import instance_from_values
 
 # More distinct chats than this read within the expiry is not a real load: start again.
 MAX_ENTRIES = 50_000

@@ -33,7 +33,7 @@ from django.db import transaction
 from redis.backoff import ExponentialBackoff
 from redis.retry import Retry
 
-from assistant_api.cache_health import CacheHealth
+from infrastructure.cache_health import CacheHealth
 
 # Pages kept per chat: a client asking for every size of every page cannot fill Redis.
 MAX_PAGES_PER_CHAT = 32

@@ -1,7 +1,7 @@
 """Reads of chats and messages, always scoped to the caller's organization.
 
 The two hot reads (a chat by id, a page of its history) run as prepared queries
-(assistant_api/prepared.py): the same SQL the ORM writes, compiled once per process.
+(infrastructure/prepared.py): the same SQL the ORM writes, compiled once per process.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from django.db.models.functions import Cast
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
 from assistant_api.ids import uuid_from_text
-from assistant_api.prepared import PreparedQuery
-from assistant_api.sql_text import UtcIsoTimestamp, UuidText
 from chats.chat_cache import chat_lookup
 from chats.models import Chat, Message
+from infrastructure.prepared import PreparedQuery
+from infrastructure.sql_text import UtcIsoTimestamp, UuidText
 
 CHAT_NOT_FOUND = "Chat not found"
 

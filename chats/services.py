@@ -10,8 +10,8 @@ from django.utils import timezone
 from accounts.models import Chatbot, Organization
 from accounts.usage import usage_add
 from assistant_api.errors import NotFoundError
-from assistant_api.prepared import PreparedQuery
 from chats.models import Chat, Message, MessageType
+from infrastructure.prepared import PreparedQuery
 
 CHATBOT_NOT_FOUND = "Chatbot not found"
 
@@ -48,7 +48,7 @@ WITH chatbot AS (
 SELECT id FROM chat
 """
 
-# Compiled once (assistant_api/prepared.py): every chat creation looks its chatbot up.
+# Compiled once (infrastructure/prepared.py): every chat creation looks its chatbot up.
 _active_chatbot = PreparedQuery(
     lambda chatbot_id, organization_id: Chatbot.objects.filter(
         pk=chatbot_id, organization_id=organization_id, is_active=True

@@ -19,7 +19,6 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from accounts.models import Chatbot, Organization
 from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
-from assistant_api.prepared import PreparedQuery
 from chats.events import EventPublisher
 from chats.history_cache import history_changed, history_maybe_changed
 from chats.idempotency import (
@@ -34,6 +33,7 @@ from chats.idempotency import (
 from chats.message_insert import unmetered_user_message_insert
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
+from infrastructure.prepared import PreparedQuery
 from knowledge.engines import engine_for
 from knowledge.engines.base import (
     EngineError,
@@ -229,7 +229,7 @@ def message_accept(
     return AcceptedMessage(fresh=True, produce=produce)
 
 
-# Read before every reply: compiled once (assistant_api/prepared.py).
+# Read before every reply: compiled once (infrastructure/prepared.py).
 _chatbot_by_id = PreparedQuery(
     lambda chatbot_id: Chatbot.objects.filter(pk=chatbot_id).order_by(),
     chatbot_id=Chatbot._meta.pk,

@@ -13,7 +13,7 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-from assistant_api.worker_tuning import in_gevent_worker
+from infrastructure.worker_tuning import in_gevent_worker
 
 READ = 1  # libev's EV_READ
 

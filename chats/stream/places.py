@@ -23,7 +23,7 @@ from collections import Counter
 import redis
 from django.conf import settings
 
-from assistant_api.cache_health import CacheHealth
+from infrastructure.cache_health import CacheHealth
 
 logger = logging.getLogger("chats.stream")
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from accounts.models import Organization
-from assistant_api.db_statements import statements_unprepared
+from infrastructure.db_statements import statements_unprepared
 from knowledge.catalog.freshness import catalog_changed
 from knowledge.catalog.import_inventory import inventory_write
 from knowledge.catalog.import_products import (
@@ -69,7 +69,7 @@ def catalog_items_apply(
     *, organization: Organization, changes: list[ItemChange]
 ) -> list[ItemResult]:
     """Checks and writes the changes in one transaction; one result per change, in order."""
-    # Batch statements planned for their values, as the import's (assistant_api/db_statements).
+    # Batch statements planned for their values, as the import's (infrastructure/db_statements).
     with statements_unprepared(), transaction.atomic():
         return _apply(organization, changes)
 

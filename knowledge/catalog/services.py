@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Organization
-from assistant_api.db_statements import statements_unprepared
+from infrastructure.db_statements import statements_unprepared
 from knowledge.catalog.freshness import catalog_changed
 from knowledge.catalog.import_inventory import inventory_import
 from knowledge.catalog.import_products import products_import

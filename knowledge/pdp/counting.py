@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import connection
 
 from accounts.usage import usage_add
-from assistant_api.worker_tuning import in_gevent_worker
+from infrastructure.worker_tuning import in_gevent_worker
 from knowledge.models import PdpQuestionSet
 
 logger = logging.getLogger("knowledge.pdp")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from django.db.models import Count, QuerySet, Window
 
 from accounts.models import Organization
-from assistant_api.prepared import CompiledQueries
+from infrastructure.prepared import CompiledQueries
 from knowledge.models import Product, SearchTerm
 from knowledge.search.backend import TextBackend, text_backend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price

@@ -53,7 +53,7 @@ def test_revocation_in_this_process_is_immediate(tenant):
 @pytest.mark.django_db
 @override_settings(API_KEY_CACHE_SECONDS=1)
 def test_cached_instances_are_saved_as_loaded_rows(tenant):
-    # Made from cached values (assistant_api/model_rows.py), they update their rows: an
+    # Made from cached values (infrastructure/model_rows.py), they update their rows: an
     # instance taken for a new one would INSERT its primary key again and fail.
     from accounts.models import Organization
 

@@ -1,5 +1,5 @@
 """Pooled PostgreSQL connections the server closed are never lent to a request
-(assistant_api/postgresql/): the next requests succeed, with no round trip spent checking."""
+(infrastructure/postgresql/): the next requests succeed, with no round trip spent checking."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prepared queries (assistant_api/prepared.py) return what their queryset returns."""
+"""Prepared queries (infrastructure/prepared.py) return what their queryset returns."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import pytest
 from django.db.models import Count, TextField, Window
 from django.db.models.functions import Cast, Upper
 
-from assistant_api.prepared import CompiledQueries, PreparedQuery
 from chats.models import Chat, Message
+from infrastructure.prepared import CompiledQueries, PreparedQuery
 from tests.factories import ChatFactory, MessageFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,12 +1,12 @@
-"""The Redis window counter's waiters (assistant_api/rate_counter.py)."""
+"""The Redis window counter's waiters (infrastructure/rate_counter.py)."""
 
 from __future__ import annotations
 
 import pytest
 import redis
 
-from assistant_api import rate_counter
-from assistant_api.rate_counter import WindowCounter
+from infrastructure import rate_counter
+from infrastructure.rate_counter import WindowCounter
 
 
 def test_a_waiter_left_behind_fails_as_any_redis_failure_does(monkeypatch):

@@ -1,4 +1,4 @@
-"""Server worker habits (assistant_api/worker_tuning.py): frozen startup heap, fair turns."""
+"""Server worker habits (infrastructure/worker_tuning.py): frozen startup heap, fair turns."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 import gevent
 import gevent.socket
 
-from assistant_api.worker_tuning import freeze_startup_objects, yield_to_other_connections
+from infrastructure.worker_tuning import freeze_startup_objects, yield_to_other_connections
 
 
 def test_full_collections_no_longer_scan_the_startup_heap():

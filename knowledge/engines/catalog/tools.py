@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from accounts.models import Chatbot, Organization
-from assistant_api.prepared import PreparedQuery
+from infrastructure.prepared import PreparedQuery
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.engines.base import ReplyRequest
 from knowledge.engines.catalog.finding import Found, constraints_json, find
@@ -67,7 +67,7 @@ def product_summary(product: Product, store: Store | None = None, row=None) -> d
     return body
 
 
-# Looked up on every message: compiled once (assistant_api/prepared.py).
+# Looked up on every message: compiled once (infrastructure/prepared.py).
 _products_of_pages = PreparedQuery(
     lambda organization_id, url, other: Product.objects.filter(
         organization_id=organization_id, url__in=[url, other]

@@ -19,7 +19,7 @@ from typing import Any
 from django.db.models import Min
 
 from accounts.models import Organization
-from assistant_api.prepared import PreparedQuery
+from infrastructure.prepared import PreparedQuery
 from knowledge.engines.catalog.phrases import PhraseIndex
 from knowledge.models import CatalogVersion, Product, Store
 from knowledge.search.text import fold
@@ -93,7 +93,7 @@ def phrase(text: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"[^\w]+", " ", normalize(text))).strip()
 
 
-# Read on every message: compiled once (assistant_api/prepared.py).
+# Read on every message: compiled once (infrastructure/prepared.py).
 _catalog_version = PreparedQuery(
     lambda organization_id: CatalogVersion.objects.filter(
         organization_id=organization_id

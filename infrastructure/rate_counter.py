@@ -27,7 +27,7 @@ from gevent.event import AsyncResult
 from redis.connection import ConnectionInterface
 from redis.exceptions import NoScriptError
 
-from assistant_api.worker_tuning import in_gevent_worker
+from infrastructure.worker_tuning import in_gevent_worker
 
 # A request never waits on a shared round trip longer than this; then it fails open like any
 # other Redis failure. Above the client's socket timeout, so it only ends a waiter left behind.
