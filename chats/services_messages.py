@@ -384,7 +384,7 @@ def reply_run(
         request = ReplyRequest(
             organization=organization,
             chatbot=chatbot,
-            chat=chat,
+            chat_id=chat.id,
             history=message_history(chat=chat, before=user_message),
             message=user_message.content,
             current_url=user_message.current_url,

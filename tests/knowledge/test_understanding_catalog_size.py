@@ -74,7 +74,7 @@ def engine_seconds(organization, chatbot, message: str) -> float:
         request = ReplyRequest(
             organization=organization,
             chatbot=chatbot,
-            chat=chat,
+            chat_id=chat.id,
             history=[],
             message=message,
             current_url="https://big.example/",

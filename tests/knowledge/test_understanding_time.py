@@ -135,7 +135,7 @@ def engine_seconds(
         request = ReplyRequest(
             organization=shop.organization,
             chatbot=shop.chatbot,
-            chat=chat,
+            chat_id=chat.id,
             history=history or [],
             message=message,
             current_url="https://fashion.example/",

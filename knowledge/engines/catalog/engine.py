@@ -13,8 +13,7 @@ from typing import Any
 
 from django.conf import settings
 
-from chats.events import EventPublisher
-from knowledge.engines.base import Reply, ReplyRequest
+from knowledge.engines.base import EventSink, Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -101,7 +100,7 @@ class CatalogEngine:
         # Paced chunks (a UI's typing effect) spread the reply over time: then each goes live.
         return settings.ASSISTANT_STREAM_CHUNK_DELAY_MS <= 0
 
-    def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
+    def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         publisher.typing()
         turn = Turn(request, publisher)
         draft = turn.draft()
@@ -111,7 +110,7 @@ class CatalogEngine:
 class Turn:
     """One message being answered."""
 
-    def __init__(self, request: ReplyRequest, publisher: EventPublisher) -> None:
+    def __init__(self, request: ReplyRequest, publisher: EventSink) -> None:
         self.request = request
         self.publisher = publisher
         self.context: ToolContext = tool_context_from(request)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from django.conf import settings
 
-from chats.events import EventPublisher
+from knowledge.engines.base import EventSink
 
 MIN_CHUNK = 40
 MAX_CHUNK = 80
@@ -43,7 +43,7 @@ def text_chunks(text: str) -> list[str]:
     return chunks
 
 
-def publish_text(publisher: EventPublisher, text: str) -> None:
+def publish_text(publisher: EventSink, text: str) -> None:
     """The reply as `inProgress` chunks, then `completed` with the whole text."""
     delay = settings.ASSISTANT_STREAM_CHUNK_DELAY_MS / 1000
     for index, chunk in enumerate(text_chunks(text)):
@@ -56,7 +56,7 @@ def publish_text(publisher: EventPublisher, text: str) -> None:
 class ToolCalls:
     """Runs tools with their start and end published around them."""
 
-    def __init__(self, publisher: EventPublisher) -> None:
+    def __init__(self, publisher: EventSink) -> None:
         self.publisher = publisher
         self.names: list[str] = []
 

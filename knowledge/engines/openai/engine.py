@@ -14,8 +14,7 @@ import logging
 import time
 from typing import Any
 
-from chats.events import EventPublisher
-from knowledge.engines.base import EngineError, Reply, ReplyRequest
+from knowledge.engines.base import EngineError, EventSink, Reply, ReplyRequest
 from knowledge.engines.openai.answer import AnswerSplitter
 from knowledge.engines.openai.config import OpenAIConfig, client_build, config_load
 from knowledge.engines.openai.failures import (
@@ -40,7 +39,7 @@ MIN_MODEL_SUGGESTIONS = 2
 class OpenAIEngine:
     """Answers with any server speaking the OpenAI Chat Completions protocol."""
 
-    def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
+    def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         config = config_load()
         publisher.typing()
         try:
@@ -52,7 +51,7 @@ class OpenAIEngine:
         logger.warning(
             "language model failed: %s",
             failure.description,
-            extra={"failure": failure.kind, "model": config.model, "chat": str(request.chat.id)},
+            extra={"failure": failure.kind, "model": config.model, "chat": str(request.chat_id)},
         )
         if not config.fallback_enabled:
             raise EngineError(failure.description)
@@ -68,9 +67,7 @@ class OpenAIEngine:
 class ModelReply:
     """The state of one reply: the conversation sent so far, the text, the tools' products."""
 
-    def __init__(
-        self, request: ReplyRequest, publisher: EventPublisher, config: OpenAIConfig
-    ) -> None:
+    def __init__(self, request: ReplyRequest, publisher: EventSink, config: OpenAIConfig) -> None:
         self.request = request
         self.publisher = publisher
         self.config = config

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chats.models import MessageType
-from knowledge.engines.base import PastMessage, ReplyRequest
+from knowledge.engines.base import PastMessage, PastMessageType, ReplyRequest
 
 DEFAULT_SYSTEM_PROMPT = """\
 You are the shopping assistant of an online shop. Help the shopper find and choose products \
@@ -60,9 +59,9 @@ def context_prompt(request: ReplyRequest, page_context: dict[str, Any] | None) -
 
 
 def history_message(message: PastMessage) -> dict[str, str] | None:
-    if message.type == MessageType.USER:
+    if message.type == PastMessageType.USER:
         return {"role": "user", "content": message.content}
-    if message.type in (MessageType.ANSWER, MessageType.ASSISTANT):
+    if message.type in (PastMessageType.ANSWER, PastMessageType.ASSISTANT):
         content = message.content
         if message.products:
             names = "; ".join(

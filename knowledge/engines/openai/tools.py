@@ -14,9 +14,7 @@ from typing import Any
 
 from django.utils.module_loading import import_string
 
-from chats.events import EventPublisher
-from chats.models import Event
-from knowledge.engines.base import Reply, ReplyRequest
+from knowledge.engines.base import EventSink, Reply, ReplyRequest
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
 from knowledge.engines.catalog.tools import (
@@ -125,22 +123,34 @@ class CatalogTools:
         return sg.smalltalk_suggestions(vocabulary, page_product)
 
 
-def catalog_fallback(request: ReplyRequest, publisher: EventPublisher) -> Reply:
+def catalog_fallback(request: ReplyRequest, publisher: EventSink) -> Reply:
     """The catalog engine's reply, in the same stream (which already has its typing event)."""
     from knowledge.engines import ENGINES  # the registry imports this package
 
     return import_string(ENGINES["catalog"])().reply(request, TypingOnce(publisher))
 
 
-class TypingOnce(EventPublisher):
-    """A publisher for the fallback: the reply's typing event was published already."""
+class TypingOnce:
+    """A sink for the fallback: the reply's typing event was written already; every other
+    event goes to the reply's own sink."""
 
-    def __init__(self, inner: EventPublisher) -> None:
-        super().__init__(chat_id=inner.chat_id)
+    def __init__(self, inner: EventSink) -> None:
         self.inner = inner
 
-    def typing(self) -> None:  # type: ignore[override]
+    def typing(self) -> None:
         return None
 
-    def publish(self, status: str, **fields: Any) -> Event:
-        return self.inner.publish(status, **fields)
+    def tool_started(self, name: str, args: dict[str, Any]) -> object:
+        return self.inner.tool_started(name, args)
+
+    def tool_finished(self, name: str, args: dict[str, Any], response: dict[str, Any]) -> object:
+        return self.inner.tool_finished(name, args, response)
+
+    def tool_failed(self, name: str, args: dict[str, Any], description: str) -> object:
+        return self.inner.tool_failed(name, args, description)
+
+    def chunk(self, text: str) -> object:
+        return self.inner.chunk(text)
+
+    def completed(self, content: str) -> object:
+        return self.inner.completed(content)
