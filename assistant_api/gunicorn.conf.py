@@ -40,7 +40,7 @@ def post_worker_init(worker):
     """
     import gevent
 
-    from chats.stream.hub import shutdown_hub
+    from chats.stream.process_hub import shutdown_hub
 
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
@@ -59,8 +59,8 @@ def post_request(worker, req, environ, resp):
 
 
 def worker_exit(server, worker):
-    from chats.stream.hub import shutdown_hub
-    from knowledge.pdp.counting import flush_pending
+    from chats.stream.process_hub import shutdown_hub
+    from knowledge.pdp.serving import flush_pending
 
     shutdown_hub()
     # PDP question-set request counts buffered by this worker (knowledge/pdp/counting.py).

@@ -89,7 +89,7 @@ def worker(size: int, feed: Path) -> None:
     from accounts.models import Organization
     from knowledge.catalog.services import ImportFile, catalog_import
     from knowledge.feeds.products import product_row
-    from knowledge.feeds.records import read_records
+    from knowledge.feeds.reading import read_records
 
     Organization.objects.filter(name=organization_name(size)).delete()
     organization = Organization.objects.create(name=organization_name(size))

@@ -1,6 +1,6 @@
 """The per-process fan-out of new events to every open stream of that process.
 
-One `Hub` per worker process knows which chats have open streams. Its listener (see
+One `Hub` per worker process (`process_hub.py`) knows which chats have open streams. Its listener (see
 `listener.py`) reads new events for all of those chats in one query per wake-up and hands each
 event, framed once, to every subscription of its chat. So the database work grows with the
 number of events, not with the number of open streams.
@@ -21,7 +21,6 @@ greenlet ones, under `runserver` or the test client they are real threads.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from collections import deque
@@ -218,41 +217,3 @@ class Hub:
             self._subscriptions.clear()
         for subscription in subscriptions:
             subscription.end()
-
-
-_hub: Hub | None = None
-_hub_pid: int | None = None
-_hub_lock = threading.Lock()
-
-
-def get_hub() -> Hub:
-    """This process's hub (a forked worker builds its own)."""
-    global _hub, _hub_pid
-    with _hub_lock:
-        if _hub is None or _hub_pid != os.getpid():
-            from django.conf import settings
-
-            from chats.stream.listener import run_listener
-
-            # Keep-alives and stream ends are on time to within a quarter of the keep-alive.
-            tick = min(1.0, max(0.05, settings.SSE_KEEPALIVE_SECONDS / 4))
-            _hub, _hub_pid = Hub(run_listener, tick=tick), os.getpid()
-        return _hub
-
-
-def hub_subscribe(chat_id: UUID, *, top: Callable[[], int]) -> Subscription:
-    """A subscription to the chat's new events on this process's hub. The first stream of
-    the process fixes where live delivery starts (`top()`, the highest committed seq), before
-    its own replay reads, so nothing committed in between is missed."""
-    hub = get_hub()
-    if hub.floor is None:
-        hub.start(top())
-    return hub.subscribe(chat_id)
-
-
-def shutdown_hub() -> None:
-    """Ends this process's streams cleanly (gunicorn's graceful shutdown calls this)."""
-    with _hub_lock:
-        hub = _hub if _hub_pid == os.getpid() else None
-    if hub is not None:
-        hub.stop()

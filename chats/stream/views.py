@@ -32,8 +32,9 @@ from chats.models import Chat, Event
 from chats.selectors import chat_get
 from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hangup import watch_hangup
-from chats.stream.hub import Delivery, Subscription, get_hub, hub_subscribe
+from chats.stream.hub import Delivery, Subscription
 from chats.stream.places import RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, stream_places
+from chats.stream.process_hub import get_hub, hub_subscribe
 from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
 from chats.token_auth import request_chat_key
 

@@ -40,7 +40,8 @@ from chats.services_messages import (
     message_accept,
 )
 from chats.stream.framing import KEEP_ALIVE
-from chats.stream.hub import Subscription, hub_subscribe
+from chats.stream.hub import Subscription
+from chats.stream.process_hub import hub_subscribe
 from chats.stream.replay import event_top
 from chats.token_auth import request_chat_key
 from chats.ui.chunks import DONE, HEADERS, ReplyChunks, chunk_frame, reply_message_id

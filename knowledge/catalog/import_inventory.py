@@ -7,7 +7,7 @@ from typing import BinaryIO
 from accounts.models import Organization
 from knowledge.catalog.report import ImportReport
 from knowledge.feeds.inventory import InventoryRow, inventory_row
-from knowledge.feeds.records import read_records
+from knowledge.feeds.reading import read_records
 from knowledge.models import Product, Store, StoreInventory
 
 BATCH_SIZE = 1000

@@ -10,7 +10,8 @@ from django.utils import timezone
 from accounts.models import Organization
 from knowledge.catalog.report import ImportReport
 from knowledge.feeds.products import IMPORTED_FIELDS, ProductRow, missing_columns, product_row
-from knowledge.feeds.records import FeedFileError, read_records
+from knowledge.feeds.reading import read_records
+from knowledge.feeds.records import FeedFileError
 from knowledge.models import Product
 from knowledge.pdp.generation import questions_inputs_differ
 from knowledge.search.schema_postgres import SEARCH_VECTOR_INDEX

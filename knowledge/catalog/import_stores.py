@@ -6,7 +6,7 @@ from typing import BinaryIO
 
 from accounts.models import Organization
 from knowledge.catalog.report import ImportReport
-from knowledge.feeds.records import read_records
+from knowledge.feeds.reading import read_records
 from knowledge.feeds.stores import store_row
 from knowledge.models import Store
 

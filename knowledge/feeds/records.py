@@ -1,13 +1,12 @@
-"""Streaming of raw feed records from a binary file, whatever its format (TSV or RSS XML)."""
+"""Raw feed records as the format readers (`rss.py`, `tsv.py`) yield them, and the errors
+and names they share; `reading.py` picks the reader for a file."""
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
-
-SNIFF_BYTES = 1024
 
 
 class FeedFileError(Exception):
@@ -27,19 +26,6 @@ class RawRecord:
     values: dict[str, str] = field(default_factory=dict)
     problem: str = ""  # set when the row itself is malformed (e.g. too many columns)
     columns: list[str] = field(default_factory=list)  # attribute names in file order
-
-
-def read_records(stream: BinaryIO) -> Iterator[RawRecord]:
-    """The records of a Merchant Center file, sniffing XML (first non-blank byte "<") vs TSV."""
-    from knowledge.feeds.rss import read_rss
-    from knowledge.feeds.tsv import read_tsv
-
-    head = stream.read(SNIFF_BYTES)
-    stream.seek(0)
-    if not head.strip():
-        raise FeedFileError("the file is empty")
-    is_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
-    return read_rss(stream) if is_xml else read_tsv(stream)
 
 
 def attribute_name(raw: str) -> str:

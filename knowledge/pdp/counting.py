@@ -82,10 +82,15 @@ def _aware(value: Any) -> datetime:
     return datetime.fromisoformat(str(value)).replace(tzinfo=UTC)
 
 
-class RequestBuffer:
-    """Counts per set held in this process until the next flush."""
+Written = Callable[[dict[uuid.UUID, Counted | None]], None]
 
-    def __init__(self) -> None:
+
+class RequestBuffer:
+    """Counts per set held in this process until the next flush; after each timed flush it
+    tells `written` what the database now holds (the serving cache takes the new counts)."""
+
+    def __init__(self, *, written: Written | None = None) -> None:
+        self._written = written
         self._pending: Counter[uuid.UUID] = Counter()
         self._flushing: Counter[uuid.UUID] = Counter()  # taken by a flush, not yet written
         self._lock = threading.Lock()
@@ -107,9 +112,7 @@ class RequestBuffer:
         """This process's counts of the set that the database does not hold yet."""
         return self._pending.get(set_id, 0) + self._flushing.get(set_id, 0)
 
-    def flush(
-        self, written: Callable[[dict[uuid.UUID, Counted | None]], None] | None = None
-    ) -> None:
+    def flush(self, written: Written | None = None) -> None:
         """Writes every buffered count, then tells `written` what the database now holds
         (None for a set deleted meanwhile: its counts go with it)."""
         with self._lock:
@@ -147,19 +150,14 @@ class RequestBuffer:
         interval = float(settings.PDP_COUNT_FLUSH_SECONDS)
 
         def run() -> None:
-            from knowledge.pdp.serving import served_sets
-
             while True:
                 gevent.sleep(interval)
                 try:
-                    self.flush(served_sets.refresh)
+                    self.flush(self._written)
                 except Exception:  # never let the flusher die: counts would wait for exit
                     logger.exception("PDP request count flush failed")
 
         gevent.spawn(run)
-
-
-buffer = RequestBuffer()
 
 
 def buffering() -> bool:
@@ -172,8 +170,3 @@ def buffering() -> bool:
 
 
 _buffering: dict[float, bool] = {}
-
-
-def flush_pending() -> None:
-    """Writes buffered counts now (gunicorn's worker_exit hook calls it)."""
-    buffer.flush()

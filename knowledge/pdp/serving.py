@@ -22,7 +22,7 @@ from datetime import datetime
 from django.conf import settings
 
 from knowledge.models import PdpQuestionSet
-from knowledge.pdp.counting import Counted, buffer, buffering, count_add, count_read
+from knowledge.pdp.counting import Counted, RequestBuffer, buffering, count_add, count_read
 from knowledge.pdp.selectors import FoundQuestionSet
 
 ENTRY_SECONDS = 60.0
@@ -114,6 +114,13 @@ class ServedSets:
 
 
 served_sets = ServedSets()
+# This process's buffered counts (counting.py); each timed flush refreshes the served sets.
+buffer = RequestBuffer(written=served_sets.refresh)
+
+
+def flush_pending() -> None:
+    """Writes buffered counts now (gunicorn's worker_exit hook calls it)."""
+    buffer.flush()
 
 
 def question_set_serve(*, organization_id: uuid.UUID, url: str) -> FoundQuestionSet | None:

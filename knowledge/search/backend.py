@@ -1,11 +1,11 @@
-"""The text-search backend protocol and the choice of backend by the database in use."""
+"""The text-search backend protocol, which `postgres.py` and `sqlite.py` implement (the
+search service picks one by the database in use)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Protocol
 
-from django.db import connection
 from django.db.models import QuerySet
 
 from accounts.models import Organization
@@ -27,15 +27,3 @@ class TextBackend(Protocol):
         """Up to NEAR_CANDIDATES catalog words of about the same length as `word`, with their
         trigram similarity to it, most similar first."""
         ...
-
-
-def text_backend() -> TextBackend:
-    if connection.vendor == "postgresql":
-        from knowledge.search.postgres import PostgresBackend
-
-        return PostgresBackend()
-    if connection.vendor == "sqlite":
-        from knowledge.search.sqlite import SqliteBackend
-
-        return SqliteBackend()
-    raise NotImplementedError(f"no catalog search backend for {connection.vendor}")

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.db import connection
 from django.db.models import Count, QuerySet, Window
 
 from accounts.models import Organization
 from infrastructure.prepared import CompiledQueries
 from knowledge.models import Product, SearchTerm
-from knowledge.search.backend import TextBackend, text_backend
+from knowledge.search.backend import TextBackend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
+from knowledge.search.postgres import PostgresBackend
 from knowledge.search.results import SORTS, SearchResult
 from knowledge.search.spelling import alternatives
+from knowledge.search.sqlite import SqliteBackend
 from knowledge.search.text import query_words
 
 MAX_LIMIT = 100
@@ -33,6 +36,15 @@ _ORDERINGS = {
     "price_desc": ("-paid_price", "title", "pk"),
     "title": ("title", "pk"),
 }
+
+
+def text_backend() -> TextBackend:
+    """The text backend of the database in use."""
+    if connection.vendor == "postgresql":
+        return PostgresBackend()
+    if connection.vendor == "sqlite":
+        return SqliteBackend()
+    raise NotImplementedError(f"no catalog search backend for {connection.vendor}")
 
 
 def product_search(
