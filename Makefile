@@ -63,6 +63,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	SECRET_KEY=lint $(VENV)/bin/mypy .
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 # The assistant's labelled conversations (eval/): pass share, constraint violations and
 # ungrounded facts per catalog, language and set; exits non-zero when the gated sets are below
