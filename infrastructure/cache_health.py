@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import time
 
-logger = logging.getLogger("assistant_api.cache")
+logger = logging.getLogger("infrastructure.cache")
 
 RETRY_CACHE_AFTER = 5.0
 WARN_EVERY = 60.0
