@@ -23,7 +23,8 @@ logger = logging.getLogger(__name__)
 
 
 class EventPublisher:
-    """Writes the MessageEvents of one reply of one chat, in order.
+    """Writes the MessageEvents of one reply of one chat, in order: the `EventSink` an engine
+    is handed (knowledge/engines/base.py), plus the `failed` end the caller writes.
 
     Each event is its own committed row, so clients following the stream see progress live.
     With `buffered`, for an engine that answers within milliseconds, the events are kept
