@@ -216,6 +216,7 @@ class FeedSource(models.Model):
         default=True, help_text="Remove the organization's items missing from the product feed."
     )
     enabled = models.BooleanField(default=True)
+    # The schedule when there is no Redis to keep it (knowledge/sources/schedule.py).
     next_fetch_at = models.DateTimeField(default=timezone.now)
     checked_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Per feed ("products", "stores", "inventory"): the URL, ETag and Last-Modified of the
