@@ -110,6 +110,16 @@ class StoreInventory(models.Model):
         return f"{self.product_id} @ {self.store_id}: {self.availability}"
 
 
+# A store row a shopper can buy from now: the stores "Which stores have it in stock?" lists
+# (knowledge/engines/catalog/replies_product.py), and whether a PDP asks it at all.
+IN_STORE_STOCK = models.Q(availability=Availability.IN_STOCK, quantity__gt=0)
+
+
+def in_store_stock(availability: str, quantity: int | None) -> bool:
+    """IN_STORE_STOCK of one row's values."""
+    return availability == Availability.IN_STOCK and (quantity or 0) > 0
+
+
 class SearchTerm(models.Model):
     """A word of an organization's catalog (titles, brands, categories), for typo correction."""
 
