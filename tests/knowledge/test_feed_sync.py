@@ -359,7 +359,7 @@ def test_only_sources_that_are_due_are_fetched(tenant, server, other_tenant, sch
 
 
 def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
-    operator_client, tenant, server
+    operator_client, tenant, server, schedule
 ):
     form = {
         "organization": tenant.organization.pk,
@@ -389,6 +389,8 @@ def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
     server.answers["/products.tsv"] = Answer(body=FEED)
     assert sync()[0][0]["status"] == "succeeded"
     assert server.hits("/products.tsv")[0]["x-feed-token"] == "top-secret-value"
+    listing = operator_client.get("/admin/knowledge/feedsource/").content.decode()
+    assert f"{server.url}/products.tsv" in listing and "due now" not in listing
 
 
 def test_only_the_feeds_that_changed_are_imported(tenant, server):
