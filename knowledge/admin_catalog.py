@@ -14,6 +14,7 @@ from django.contrib import admin
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
 
+from accounts.models import Organization
 from knowledge import admin_imports  # noqa: F401  (registers the import history and form)
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.catalog.freshness import catalog_changed
@@ -142,8 +143,13 @@ class ProductAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Product, form, change: bool) -> None:
         super().save_model(request, obj, form, change)
         search_terms_add(organization=obj.organization, terms=search_terms_of_products([obj]))
-        # As an import or the catalog API: the assistant's words and the page's question set.
-        catalog_changed(organization=obj.organization, words=True, urls={obj.url})
+
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        # As an import or the catalog API: the assistant's words and the page's question set,
+        # once the store stock inline is saved too (the questions ask about stores' stock).
+        product = form.instance
+        catalog_changed(organization=product.organization, words=True, urls={product.url})
 
     def delete_model(self, request: HttpRequest, obj: Product) -> None:
         super().delete_model(request, obj)
@@ -178,3 +184,25 @@ class StoreInventoryAdmin(admin.ModelAdmin):
     search_fields = ["product__title", "=product__item_id", "store__code"]
     list_select_related = ["product", "store"]
     raw_id_fields = ["product"]
+
+    # Store stock decides whether a PDP asks which stores have the product in stock.
+    def save_model(self, request: HttpRequest, obj: StoreInventory, form, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        _stock_changed([obj])
+
+    def delete_model(self, request: HttpRequest, obj: StoreInventory) -> None:
+        super().delete_model(request, obj)
+        _stock_changed([obj])
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[StoreInventory]) -> None:
+        rows = list(queryset.select_related("product__organization"))
+        super().delete_queryset(request, queryset)
+        _stock_changed(rows)
+
+
+def _stock_changed(rows: list[StoreInventory]) -> None:
+    urls: dict[Organization, set[str]] = {}
+    for row in rows:
+        urls.setdefault(row.product.organization, set()).add(row.product.url)
+    for organization, changed in urls.items():
+        catalog_changed(organization=organization, words=False, urls=changed)

@@ -2,7 +2,8 @@
 
 The password or header secret is write-only: the form never shows it (only whether one is
 set), a blank field keeps the stored one, and it is stored encrypted. "Fetch now" runs the
-same sync as `sync_catalogs` for the selected sources.
+same sync as `sync_catalogs` for the selected sources; the last and next fetch shown are the
+schedule's (knowledge/sources/schedule.py).
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin, messages
 from django.http import HttpRequest
+from django.utils import formats, timezone
 
 from knowledge.models import FeedAuth, FeedSource
 from knowledge.sources.credentials import secret_encrypt
+from knowledge.sources.schedule import source_schedule
 from knowledge.sources.sync import FAILED, catalog_sources_sync
 
 SECRET_HELP = (
@@ -43,7 +46,6 @@ class FeedSourceForm(forms.ModelForm):
             "every_minutes",
             "full",
             "enabled",
-            "next_fetch_at",
         ]
 
     def clean(self):
@@ -78,13 +80,13 @@ class FeedSourceAdmin(admin.ModelAdmin):
         "products_url",
         "every_minutes",
         "enabled",
-        "checked_at",
-        "next_fetch_at",
+        "last_fetch",
+        "next_fetch",
     ]
     list_filter = ["enabled"]
     list_select_related = ["organization"]
     search_fields = ["organization__name", "products_url"]
-    readonly_fields = ["secret_state", "checked_at"]
+    readonly_fields = ["secret_state", "last_fetch", "next_fetch"]
     fieldsets = [
         (None, {"fields": ["organization", "products_url", "stores_url", "inventory_url"]}),
         (
@@ -102,7 +104,7 @@ class FeedSourceAdmin(admin.ModelAdmin):
         ),
         (
             "Schedule",
-            {"fields": ["every_minutes", "full", "enabled", "next_fetch_at", "checked_at"]},
+            {"fields": ["every_minutes", "full", "enabled", "last_fetch", "next_fetch"]},
         ),
     ]
     actions = ["fetch_now"]
@@ -110,6 +112,21 @@ class FeedSourceAdmin(admin.ModelAdmin):
     @admin.display(description="Stored secret")
     def secret_state(self, source: FeedSource) -> str:
         return "set (hidden)" if source.secret_encrypted else "none"
+
+    @admin.display(description="Last fetch started")
+    def last_fetch(self, source: FeedSource) -> str:
+        state = source_schedule(source, now=timezone.now())
+        if state.checked_at is None:
+            return "-"
+        shown = formats.localize(timezone.localtime(state.checked_at))
+        return f"{shown} (running)" if state.running else shown
+
+    @admin.display(description="Next fetch")
+    def next_fetch(self, source: FeedSource) -> str:
+        state = source_schedule(source, now=timezone.now())
+        if state.next_fetch_at is None:
+            return "due now"
+        return formats.localize(timezone.localtime(state.next_fetch_at))
 
     @admin.action(description="Fetch the selected feeds now", permissions=["change"])
     def fetch_now(self, request: HttpRequest, queryset) -> None:

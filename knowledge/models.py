@@ -110,6 +110,16 @@ class StoreInventory(models.Model):
         return f"{self.product_id} @ {self.store_id}: {self.availability}"
 
 
+# A store row a shopper can buy from now: the stores "Which stores have it in stock?" lists
+# (knowledge/engines/catalog/replies_product.py), and whether a PDP asks it at all.
+IN_STORE_STOCK = models.Q(availability=Availability.IN_STOCK, quantity__gt=0)
+
+
+def in_store_stock(availability: str, quantity: int | None) -> bool:
+    """IN_STORE_STOCK of one row's values."""
+    return availability == Availability.IN_STOCK and (quantity or 0) > 0
+
+
 class SearchTerm(models.Model):
     """A word of an organization's catalog (titles, brands, categories), for typo correction."""
 
@@ -216,6 +226,7 @@ class FeedSource(models.Model):
         default=True, help_text="Remove the organization's items missing from the product feed."
     )
     enabled = models.BooleanField(default=True)
+    # The schedule when there is no Redis to keep it (knowledge/sources/schedule.py).
     next_fetch_at = models.DateTimeField(default=timezone.now)
     checked_at = models.DateTimeField(null=True, blank=True, editable=False)
     # Per feed ("products", "stores", "inventory"): the URL, ETag and Last-Modified of the

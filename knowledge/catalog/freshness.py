@@ -2,8 +2,9 @@
 
 Prices and stock are read live by every reply and search. What workers keep is: the catalog's
 words (the assistant's vocabulary, renewed when the organization's CatalogVersion changes) and
-the PDP question sets, whose generated questions depend on the product's price, sale and stock
-(they are generated again here, and workers see the new `updated_at`).
+the PDP question sets, whose generated questions depend on the product's sale, availability and
+stock in stores (they are generated again here, and workers see the new `updated_at`). Writers
+pass only the URLs whose questions may change, so a price or quantity update is cheap.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Upsert of a local inventory feed; `full` removes inventory rows missing from it."""
+"""Upsert of a local inventory feed; `full` removes inventory rows missing from it.
+
+A product whose stock in some store came or went (IN_STORE_STOCK) has its URL in the report's
+`changed_urls`: whether a PDP asks "Which stores have it in stock?" depends on it. A new
+quantity of stock that stays in stock changes no question, so it regenerates nothing.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from accounts.models import Organization
 from knowledge.catalog.report import ImportReport
 from knowledge.feeds.inventory import InventoryRow, inventory_row
 from knowledge.feeds.reading import read_records
-from knowledge.models import Product, Store, StoreInventory
+from knowledge.models import Product, Store, StoreInventory, in_store_stock
 
 BATCH_SIZE = 1000
 _FIELDS = ("availability", "quantity", "location")
@@ -26,6 +31,7 @@ def inventory_import(
     seen: dict[tuple[str, str], int] = {}  # (store code, item id) -> first line
     batch: list[InventoryRow] = []
     kept: set[tuple[int, int]] = set()  # (store pk, product pk) written or unchanged
+    restocked: set[int] = set()  # pks of products whose store stock came or went
     skipped: set[tuple[str, str]] = set()  # (store code, item id) of bad rows
     for record in read_records(stream):
         row = inventory_row(record)
@@ -44,11 +50,17 @@ def inventory_import(
             continue
         batch.append(row)
         if len(batch) >= BATCH_SIZE:
-            _write(organization, stores, batch, report, file_name, kept)
+            _write(organization, stores, batch, report, file_name, kept, restocked)
             batch = []
-    _write(organization, stores, batch, report, file_name, kept)
+    _write(organization, stores, batch, report, file_name, kept, restocked)
     if full:
-        report.inventory.removed += _remove_missing(organization, kept, skipped)
+        report.inventory.removed += _remove_missing(organization, kept, skipped, restocked)
+    restocked_list = sorted(restocked)
+    for start in range(0, len(restocked_list), BATCH_SIZE):
+        chunk = restocked_list[start : start + BATCH_SIZE]
+        report.changed_urls.update(
+            Product.objects.filter(pk__in=chunk).values_list("url", flat=True)
+        )
 
 
 def _write(
@@ -58,6 +70,7 @@ def _write(
     report: ImportReport,
     file_name: str,
     kept: set[tuple[int, int]],
+    restocked: set[int],
 ) -> None:
     if not rows:
         return
@@ -73,7 +86,8 @@ def _write(
             kept.add((stores[row.store_code].pk, products[row.item_id]))
         else:
             report.error(file=file_name, line=row.line, item_id=row.item_id, message=NOT_IN_CATALOG)
-    for outcome in inventory_write(stores=stores, products=products, rows=known):
+    written = inventory_write(stores=stores, products=products, rows=known, restocked=restocked)
+    for outcome in written:
         if outcome == CREATED:
             report.inventory.created += 1
         elif outcome == UPDATED:
@@ -85,9 +99,14 @@ CREATED, UPDATED, UNCHANGED = "created", "updated", "unchanged"
 
 
 def inventory_write(
-    *, stores: dict[str, Store], products: dict[str, int], rows: list[InventoryRow]
+    *,
+    stores: dict[str, Store],
+    products: dict[str, int],
+    rows: list[InventoryRow],
+    restocked: set[int],
 ) -> list[str]:
     """Upserts checked rows of known stores and products: created, updated or unchanged each.
+    Adds to `restocked` the pks of products whose stock in a store came or went.
 
     The one write of store stock, for the feed import and the catalog API alike.
     """
@@ -103,6 +122,9 @@ def inventory_write(
         store, product_pk = stores[row.store_code], products[row.item_id]
         new = {"availability": row.availability, "quantity": row.quantity, "location": row.location}
         old = existing.get((store.pk, product_pk))
+        was_in_stock = old is not None and in_store_stock(old["availability"], old["quantity"])
+        if was_in_stock != in_store_stock(row.availability, row.quantity):
+            restocked.add(product_pk)
         if old is None:
             outcomes.append(CREATED)
         elif any(old[name] != new[name] for name in _FIELDS):
@@ -122,15 +144,27 @@ def inventory_write(
 
 
 def _remove_missing(
-    organization: Organization, kept: set[tuple[int, int]], skipped: set[tuple[str, str]]
+    organization: Organization,
+    kept: set[tuple[int, int]],
+    skipped: set[tuple[str, str]],
+    restocked: set[int],
 ) -> int:
-    missing = [
-        pk
-        for pk, store_pk, product_pk, store_code, item_id in StoreInventory.objects.filter(
-            store__organization=organization
-        ).values_list("pk", "store_id", "product_id", "store__code", "product__item_id")
-        if (store_pk, product_pk) not in kept and (store_code, item_id) not in skipped
-    ]
+    rows = StoreInventory.objects.filter(store__organization=organization).values_list(
+        "pk",
+        "store_id",
+        "product_id",
+        "store__code",
+        "product__item_id",
+        "availability",
+        "quantity",
+    )
+    missing = []
+    for pk, store_pk, product_pk, store_code, item_id, availability, quantity in rows:
+        if (store_pk, product_pk) in kept or (store_code, item_id) in skipped:
+            continue
+        missing.append(pk)
+        if in_store_stock(availability, quantity):
+            restocked.add(product_pk)
     removed = 0
     for start in range(0, len(missing), BATCH_SIZE):
         chunk = missing[start : start + BATCH_SIZE]

@@ -206,10 +206,11 @@ def store_stock_put(
         refused = ItemResult(item_id=item_id, status=422)
         _refuse(refused, row.problems)
         return StockResult(422, refused.message, refused.errors)
+    restocked: set[int] = set()
     (outcome,) = inventory_write(
-        stores={store_code: store}, products={item_id: product.pk}, rows=[row]
+        stores={store_code: store}, products={item_id: product.pk}, rows=[row], restocked=restocked
     )
-    if outcome == CREATED:
-        # The questions ask which stores have it once one does (knowledge/pdp/generation.py).
+    if restocked:
+        # The questions ask which stores have it while one does (knowledge/pdp/generation.py).
         catalog_changed(organization=organization, words=False, urls={product.url})
     return StockResult(201 if outcome == CREATED else 200)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.models import Availability, Product, StoreInventory
+from knowledge.models import IN_STORE_STOCK, Availability, Product, StoreInventory
 from knowledge.pdp import clues
 from knowledge.pdp.comparison import comparison_title, is_device
 from knowledge.pdp.families import FRESH_PRODUCE, Family, family_of
@@ -85,7 +85,7 @@ class Facts:
     sizes: list[str] = field(default_factory=list)  # across the variant group, ordered
     sizes_in_stock: list[str] = field(default_factory=list)
     colors: list[str] = field(default_factory=list)
-    in_stores: bool = False
+    in_stores: bool = False  # some store has it (or a variant) in stock (IN_STORE_STOCK)
     warranty: str = ""
     comparison: str = ""  # title of the closest-priced other product of the category
 
@@ -162,7 +162,7 @@ def _facts_for(product: Product) -> Facts:
     facts.sizes_in_stock = [size for size in facts.sizes if size in in_stock]
     facts.colors = sorted({v.color.strip() for v in variants if v.color.strip()}, key=str.lower)
     facts.in_stores = StoreInventory.objects.filter(
-        product_id__in=[v.id for v in variants]
+        IN_STORE_STOCK, product_id__in=[v.id for v in variants]
     ).exists()
     facts.comparison = product_name(comparison_title(product, facts.family)).text
     return facts

@@ -1,12 +1,12 @@
 """`catalog_sources_sync`: fetches the feeds of each source that is due and imports what changed.
 
-Each source is claimed first with one conditional UPDATE that moves its next fetch time, so
-two overlapping runs (a cron job that ran long) never fetch the same source at once. A feed
-answering 304 costs that one request and nothing else; when every feed of a source is
-unchanged, nothing is written but that claim. Otherwise the changed files are imported by
-the feed import itself (`catalog_import`: each file all-or-nothing, a full product feed with
-no importable row removes nothing) and the run is recorded in the import history, as is a
-fetch that failed (then nothing is imported, and the next run fetches everything again).
+Each source is claimed first (knowledge/sources/schedule.py), so overlapping runs (a cron job
+that ran long, a scheduler on each instance) never fetch the same source at once. A feed
+answering 304 costs that one request; when every feed of a source is unchanged, the sync writes
+nothing to the database (with Redis keeping the schedule). Otherwise the changed files are
+imported by the feed import itself (`catalog_import`: each file all-or-nothing, a full product
+feed with no importable row removes nothing) and the run is recorded in the import history, as
+is a fetch that failed (then nothing is imported, and the next run fetches everything again).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from knowledge.catalog.services import ImportFile, catalog_import, import_run_re
 from knowledge.models import FeedAuth, FeedSource
 from knowledge.sources.credentials import UnreadableSecret, secret_decrypt
 from knowledge.sources.fetch import Credentials, Fetched, FetchError, feed_fetch
+from knowledge.sources.schedule import ScheduleUnavailable, source_claim, sources_due
 
 SOURCE = "sync"
 # Stores first, products, then inventory (which needs both), as catalog_import runs them.
@@ -47,32 +48,27 @@ class SyncOutcome:
         }
 
 
-def sources_due(*, now: dt.datetime) -> QuerySet[FeedSource]:
-    return FeedSource.objects.filter(enabled=True, next_fetch_at__lte=now).select_related(
-        "organization"
-    )
-
-
 def catalog_sources_sync(
     *, now: dt.datetime | None = None, sources: QuerySet[FeedSource] | None = None
 ) -> list[SyncOutcome]:
-    """Syncs `sources` (default: those due), each one claimed first."""
+    """Syncs the sources that are due, or `sources` now whatever their schedule; each one
+    only if this run claims it (no other run is fetching it)."""
     now = now or timezone.now()
+    forced = sources is not None
     outcomes = []
     for source in sources if sources is not None else sources_due(now=now):
-        if source_claim(source=source, now=now):
+        try:
+            claim = source_claim(source=source, now=now, forced=forced)
+        except ScheduleUnavailable as exc:
+            outcomes.append(SyncOutcome(source.organization, FAILED, str(exc)))
+            continue
+        if claim is None:
+            continue
+        try:
             outcomes.append(source_sync(source=source))
+        finally:
+            claim.release()
     return outcomes
-
-
-def source_claim(*, source: FeedSource, now: dt.datetime) -> bool:
-    """Moves the source's next fetch time, unless another run did since it was read."""
-    next_fetch_at = now + dt.timedelta(minutes=source.every_minutes)
-    claimed = FeedSource.objects.filter(pk=source.pk, next_fetch_at=source.next_fetch_at).update(
-        next_fetch_at=next_fetch_at, checked_at=now
-    )
-    source.next_fetch_at, source.checked_at = next_fetch_at, now
-    return claimed == 1
 
 
 def source_sync(*, source: FeedSource) -> SyncOutcome:

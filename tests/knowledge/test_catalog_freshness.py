@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from accounts.services import api_key_issue
-from knowledge.models import PdpQuestionSet, Product
+from knowledge.models import PdpQuestionSet, Product, StoreInventory
+from tests.factories import StoreFactory
 from tests.knowledge.catalog_files import item, run_import, tsv, write
 
 pytestmark = pytest.mark.django_db
@@ -123,6 +124,74 @@ def test_an_import_refreshes_generated_sets_too(tenant, tmp_path):
     assert DISCOUNT in public_questions(tenant)
 
 
+STORES_QUESTION = "Which stores have the Trail Runner 1 in stock?"
+STOCK_QUESTION = "Is the Trail Runner 1 in stock?"
+
+
+def stock_put(catalog: APIClient, **values) -> None:
+    response = catalog.put("/v1/catalog/inventory/berlin/SKU-1", values, format="json")
+    assert response.status_code in (200, 201), response.content
+
+
+def test_store_stock_set_through_the_api_changes_the_questions_only_when_it_comes_or_goes(
+    tenant, catalog, tmp_path
+):
+    # Given a product, a store without stock of it, and the product page's question set
+    feed = write(tmp_path / "feed.tsv", tsv([item(1)]))
+    stores = write(tmp_path / "stores.tsv", "store_code\tname\nberlin\tBerlin Mitte\n")
+    assert not run_import(str(tenant.organization.pk), str(feed), "--stores", str(stores))[1]
+    generated_set(tenant)
+    assert STORES_QUESTION not in public_questions(tenant)
+
+    # When the store gets it in stock, the page asks which stores have it
+    stock_put(catalog, availability="in_stock", quantity=4)
+    questions = public_questions(tenant)
+    assert STORES_QUESTION in questions and STOCK_QUESTION not in questions
+
+    # A new quantity that stays in stock regenerates nothing
+    stored = PdpQuestionSet.objects.get(organization=tenant.organization)
+    with CaptureQueriesContext(connection) as queries:
+        stock_put(catalog, availability="in_stock", quantity=3)
+    assert PdpQuestionSet.objects.get(pk=stored.pk).updated_at == stored.updated_at
+    assert not [q for q in queries if "knowledge_pdpquestion" in q["sql"]]
+
+    # Sold out in the store: no more asking which stores have it
+    stock_put(catalog, availability="out_of_stock", quantity=0)
+    questions = public_questions(tenant)
+    assert STORES_QUESTION not in questions and STOCK_QUESTION in questions
+
+
+def test_an_inventory_import_changes_the_questions_of_the_products_it_restocks(tenant, tmp_path):
+    org = str(tenant.organization.pk)
+    feed = write(tmp_path / "feed.tsv", tsv([item(1), item(2, item_group_id="")]))
+    stores = write(tmp_path / "stores.tsv", "store_code\tname\nberlin\tBerlin Mitte\n")
+
+    def import_inventory(rows: str, *options: str) -> None:
+        inventory = write(
+            tmp_path / "inventory.tsv", "store_code\tid\tavailability\tquantity\n" + rows
+        )
+        args = (org, str(feed), "--stores", str(stores), "--inventory", str(inventory), *options)
+        assert not run_import(*args)[1]
+
+    import_inventory("berlin\tSKU-2\tin_stock\t9\n")
+    generated_set(tenant)
+    assert STORES_QUESTION not in public_questions(tenant)
+
+    # The same product feed with new store stock: only the inventory changed
+    import_inventory("berlin\tSKU-1\tin_stock\t2\nberlin\tSKU-2\tin_stock\t9\n")
+    assert STORES_QUESTION in public_questions(tenant)
+
+    import_inventory("berlin\tSKU-1\tout_of_stock\t0\nberlin\tSKU-2\tin_stock\t9\n")
+    assert STORES_QUESTION not in public_questions(tenant)
+
+    import_inventory("berlin\tSKU-1\tin_stock\t2\nberlin\tSKU-2\tin_stock\t9\n")
+    assert STORES_QUESTION in public_questions(tenant)
+
+    # A full import without the product's row removes its stock, and the question
+    import_inventory("berlin\tSKU-2\tin_stock\t9\n", "--full")
+    assert STORES_QUESTION not in public_questions(tenant)
+
+
 def test_a_set_an_operator_edited_stays_as_edited(tenant, catalog, operator_client):
     put(catalog, 1)
     question_set = PdpQuestionSet.objects.get(pk=generated_set(tenant)["id"])
@@ -174,6 +243,52 @@ def test_a_product_edited_in_the_console_updates_its_question_set(tenant, catalo
 
     assert response.status_code == 302, response.content.decode()[:3000]
     assert DISCOUNT in public_questions(tenant)
+
+
+def test_store_stock_edited_in_the_console_updates_the_question_set(
+    tenant, catalog, operator_client
+):
+    put(catalog, 1)
+    generated_set(tenant)
+    product = Product.objects.get(organization=tenant.organization, item_id="SKU-1")
+    store = StoreFactory(organization=tenant.organization, code="berlin")
+
+    # Stock added on the product's page, in its store stock rows
+    form = {
+        name: ("" if value is None else value)
+        for name, value in model_to_dict(product).items()
+        if name != "id"
+    }
+    form.update(
+        {
+            "inventory-TOTAL_FORMS": "1",
+            "inventory-INITIAL_FORMS": "0",
+            "inventory-MIN_NUM_FORMS": "0",
+            "inventory-MAX_NUM_FORMS": "1000",
+            "inventory-0-store": store.pk,
+            "inventory-0-availability": "in_stock",
+            "inventory-0-quantity": "2",
+            "inventory-0-location": "[]",
+        }
+    )
+    response = operator_client.post(f"/admin/knowledge/product/{product.pk}/change/", form)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert STORES_QUESTION in public_questions(tenant)
+
+    # Sold out, on the store stock page
+    stock = StoreInventory.objects.get(product=product)
+    response = operator_client.post(
+        f"/admin/knowledge/storeinventory/{stock.pk}/change/",
+        {
+            "product": product.pk,
+            "store": store.pk,
+            "availability": "out_of_stock",
+            "quantity": "0",
+            "location": "[]",
+        },
+    )
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert STORES_QUESTION not in public_questions(tenant)
 
 
 def test_importing_more_products_than_a_statement_takes_parameters_succeeds(tenant, tmp_path):

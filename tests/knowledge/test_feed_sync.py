@@ -1,15 +1,22 @@
 """Scheduled feed sources (`sync_catalogs`) against a feed server on loopback: conditional
-GET, gzip, failures that change nothing, redirects, the address check, the schedule."""
+GET, gzip, failures that change nothing, redirects, the address check, the schedule (in Redis,
+or in the database without it) and two schedulers at once."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 from io import StringIO
 
 import pytest
+import redis
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -17,8 +24,10 @@ from django.utils import timezone
 
 from knowledge.models import FeedAuth, FeedSource, ImportRun, Product, StoreInventory
 from knowledge.sources.credentials import secret_encrypt
+from knowledge.sources.schedule import source_schedule
 from tests.knowledge.catalog_files import item, tsv
 from tests.knowledge.feed_server import Answer, feed_server
+from tests.server import ROOT, free_port, redis_server, server_env
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +44,32 @@ def fetching(settings):
     settings.CATALOG_FETCH_TIMEOUT_SECONDS = 2
     settings.CATALOG_FETCH_MAX_SECONDS = 10
     settings.CATALOG_FETCH_REDIRECT_HOSTS = []
+    settings.REDIS_URL = ""  # the schedule in the database, unless a test asks for Redis
     return settings
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("needs redis-server")
+    with redis_server(free_port()) as url:
+        yield url
+
+
+@pytest.fixture
+def redis_schedule(redis_url, fetching) -> redis.Redis:
+    """The schedule in a private, empty Redis; a client to look inside."""
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    fetching.REDIS_URL = redis_url
+    return client
+
+
+@pytest.fixture(params=["database", "redis"])
+def schedule(request) -> str:
+    if request.param == "redis":
+        request.getfixturevalue("redis_schedule")
+    return request.param
 
 
 @pytest.fixture
@@ -67,9 +101,23 @@ def prices(tenant) -> dict[str, Decimal]:
     )
 
 
-def test_a_changed_feed_is_imported_and_an_unchanged_one_costs_one_request(tenant, server):
+def next_fetch_in(source: FeedSource) -> timedelta:
+    """The time to the source's next fetch, as the console shows it."""
+    now = timezone.now()
+    next_fetch_at = source_schedule(source, now=now).next_fetch_at
+    assert next_fetch_at is not None, "due now"
+    return next_fetch_at - now
+
+
+def writes_of(queries: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
+
+
+def test_a_changed_feed_is_imported_and_an_unchanged_one_costs_one_request(
+    tenant, server, redis_schedule
+):
     server.answers["/products.tsv"] = Answer(body=FEED, etag='"v1"')
-    source_for(tenant, server)
+    source = source_for(tenant, server, every_minutes=15)
 
     outcomes, failed = sync()
 
@@ -77,16 +125,23 @@ def test_a_changed_feed_is_imported_and_an_unchanged_one_costs_one_request(tenan
     assert prices(tenant) == {"SKU-1": Decimal("89.90"), "SKU-2": Decimal("89.90")}
     run = ImportRun.objects.get(pk=outcomes[0]["importRunId"])
     assert (run.source, run.status, run.created) == ("sync", "succeeded", 2)
+    assert sync()[0] == []  # not due for 15 minutes
 
-    # Unchanged: one request with the ETag, 304, and no write but the schedule's
+    # Unchanged, when the schedule's time comes (its key expires): one request with the ETag,
+    # 304, and no database write at all
+    redis_schedule.pexpire(f"feed-source:{source.pk}", 1)
+    time.sleep(0.01)
     with CaptureQueriesContext(connection) as queries:
-        outcomes, failed = sync("--all")
+        outcomes, failed = sync()
     assert [o["status"] for o in outcomes] == ["unchanged"]
     assert server.hits("/products.tsv")[-1]["if-none-match"] == '"v1"'
     assert len(server.hits("/products.tsv")) == 2
-    writes = [q["sql"] for q in queries if q["sql"].split()[0] in ("INSERT", "UPDATE", "DELETE")]
-    assert len(writes) == 1 and "knowledge_feedsource" in writes[0]
+    assert writes_of(queries) == []
+    assert len(queries) == 1  # the enabled sources, read
     assert ImportRun.objects.count() == 1
+    # ... and it is not due again for 15 minutes
+    assert timedelta(minutes=14) < next_fetch_in(source) <= timedelta(minutes=15)
+    assert sync()[0] == [] and len(server.hits("/products.tsv")) == 2
 
     # Changed: a new version is imported
     server.answers["/products.tsv"] = Answer(
@@ -95,6 +150,32 @@ def test_a_changed_feed_is_imported_and_an_unchanged_one_costs_one_request(tenan
     outcomes, _ = sync("--all")
     assert outcomes[0]["status"] == "succeeded"
     assert prices(tenant)["SKU-1"] == Decimal("79.00")
+
+
+def test_without_redis_an_unchanged_feed_writes_only_its_schedule(tenant, server):
+    server.answers["/products.tsv"] = Answer(body=FEED, etag='"v1"')
+    source_for(tenant, server)
+    sync()
+    FeedSource.objects.update(next_fetch_at=timezone.now())  # due again
+
+    with CaptureQueriesContext(connection) as queries:
+        outcomes, _ = sync()
+
+    assert [o["status"] for o in outcomes] == ["unchanged"]
+    writes = writes_of(queries)
+    assert len(writes) == 1 and writes[0].startswith('UPDATE "knowledge_feedsource"')
+
+
+def test_when_redis_does_not_answer_nothing_is_fetched(tenant, server, fetching):
+    fetching.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    server.answers["/products.tsv"] = Answer(body=FEED)
+    source_for(tenant, server)
+
+    outcomes, failed = sync()
+
+    assert failed and outcomes[0]["status"] == "failed"
+    assert "the schedule's Redis did not answer" in outcomes[0]["message"]
+    assert not server.requests and not prices(tenant)
 
 
 def test_last_modified_alone_makes_the_request_conditional(tenant, server):
@@ -258,24 +339,27 @@ def test_without_the_setting_a_loopback_feed_is_refused_before_any_request(
     assert not server.requests and not prices(tenant)
 
 
-def test_only_sources_that_are_due_are_fetched(tenant, server, other_tenant):
+def test_only_sources_that_are_due_are_fetched(tenant, server, other_tenant, schedule):
     server.answers["/products.tsv"] = Answer(body=FEED, etag='"v1"')
     source = source_for(tenant, server, every_minutes=30)
     FeedSource.objects.create(
         organization=other_tenant.organization,
         products_url=f"{server.url}/products.tsv",
-        next_fetch_at=timezone.now() + timedelta(minutes=5),
+        enabled=False,
     )
 
     assert [o["organizationId"] for o in sync()[0]] == [str(tenant.organization.pk)]
     assert sync()[0] == []  # the next fetch is 30 minutes away
     source.refresh_from_db()
-    assert timedelta(minutes=29) < source.next_fetch_at - timezone.now() <= timedelta(minutes=30)
+    assert timedelta(minutes=29) < next_fetch_in(source) <= timedelta(minutes=30)
     assert len(server.requests) == 1
+    # A forced fetch does not wait for the schedule, and moves it
+    assert [o["status"] for o in sync("--org", str(tenant.organization.pk))[0]] == ["unchanged"]
+    assert len(server.requests) == 2
 
 
 def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
-    operator_client, tenant, server
+    operator_client, tenant, server, schedule
 ):
     form = {
         "organization": tenant.organization.pk,
@@ -289,8 +373,6 @@ def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
         "every_minutes": "15",
         "full": "on",
         "enabled": "on",
-        "next_fetch_at_0": "2026-01-01",
-        "next_fetch_at_1": "00:00:00",
     }
     response = operator_client.post("/admin/knowledge/feedsource/add/", form)
     assert response.status_code == 302, response.content.decode()[:3000]
@@ -299,6 +381,7 @@ def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
     page = operator_client.get(f"/admin/knowledge/feedsource/{source.pk}/change/")
     assert "top-secret-value" not in page.content.decode()
     assert "set (hidden)" in page.content.decode()
+    assert "due now" in page.content.decode()  # its next fetch
 
     # Saved again without a secret: the stored one is kept and used
     form["secret"] = ""
@@ -306,6 +389,8 @@ def test_operators_add_a_source_in_the_console_and_its_secret_is_never_shown(
     server.answers["/products.tsv"] = Answer(body=FEED)
     assert sync()[0][0]["status"] == "succeeded"
     assert server.hits("/products.tsv")[0]["x-feed-token"] == "top-secret-value"
+    listing = operator_client.get("/admin/knowledge/feedsource/").content.decode()
+    assert f"{server.url}/products.tsv" in listing and "due now" not in listing
 
 
 def test_only_the_feeds_that_changed_are_imported(tenant, server):
@@ -331,3 +416,52 @@ def test_only_the_feeds_that_changed_are_imported(tenant, server):
     assert run.inventory_name == f"{server.url}/inventory.tsv"
     assert StoreInventory.objects.get().availability == "out_of_stock"
     assert len(prices(tenant)) == 2  # the unchanged product feed removed nothing
+
+
+def sync_processes(count: int, *args: str, **env: str) -> list[list[dict]]:
+    """`count` runs of `manage.py sync_catalogs --json` started together, as schedulers on
+    separate instances would: each run's outcomes."""
+    environment = server_env(CATALOG_FETCH_ALLOW_PRIVATE_ADDRESSES="1", **env)
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "manage.py", "sync_catalogs", *args, "--json"],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(count)
+    ]
+    runs = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        runs.append(json.loads(out.strip().splitlines()[-1])["sources"])
+    return runs
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("forced", [(), ("--all",)], ids=["scheduled", "forced"])
+def test_two_schedulers_at_once_fetch_a_source_once(tenant, server, redis_url, forced):
+    redis.Redis.from_url(redis_url).flushdb()
+    # The feed answers after 3 s, so the two runs overlap however their start-up differs
+    server.answers["/products.tsv"] = Answer(body=FEED, delay=3.0)
+    source_for(tenant, server)
+
+    runs = sync_processes(2, *forced, REDIS_URL=redis_url)
+
+    assert sorted(len(outcomes) for outcomes in runs) == [0, 1]
+    assert len(server.requests) == 1
+    assert len(prices(tenant)) == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_schedulers_at_once_without_redis_fetch_a_source_once(tenant, server):
+    server.answers["/products.tsv"] = Answer(body=FEED, delay=3.0)
+    source_for(tenant, server)
+
+    runs = sync_processes(2, REDIS_URL="")
+
+    assert sorted(len(outcomes) for outcomes in runs) == [0, 1]
+    assert len(server.requests) == 1

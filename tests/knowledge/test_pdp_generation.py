@@ -182,7 +182,18 @@ def test_price_stock_and_stores_questions_follow_the_catalog(shop):
     )
     in_stores = ProductFactory(organization=shop, title="Scarf")
     StoreInventory.objects.create(
-        product=in_stores, store=StoreFactory(organization=shop), availability="in_stock"
+        product=in_stores,
+        store=StoreFactory(organization=shop),
+        availability="in_stock",
+        quantity=3,
+    )
+    # Listed by a store that has none: the answer would be "in no store", so it is not asked
+    gone_from_stores = ProductFactory(organization=shop, title="Mittens")
+    StoreInventory.objects.create(
+        product=gone_from_stores,
+        store=StoreFactory(organization=shop),
+        availability="out_of_stock",
+        quantity=0,
     )
 
     assert "How much is the discount on the Rain Jacket?" in questions_generate(on_sale)
@@ -190,6 +201,8 @@ def test_price_stock_and_stores_questions_follow_the_catalog(shop):
     assert "Do you have something similar to the Wool Hat in stock?" in sold_out_questions
     assert "Is the Wool Hat in stock?" not in sold_out_questions
     assert "Which stores have the Scarf in stock?" in questions_generate(in_stores)
+    assert "Which stores have the Mittens in stock?" not in questions_generate(gone_from_stores)
+    assert "Are the Mittens in stock?" in questions_generate(gone_from_stores)
 
 
 def test_comparison_names_a_product_of_the_same_kind(shop):

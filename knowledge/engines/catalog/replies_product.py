@@ -24,7 +24,7 @@ from knowledge.engines.catalog.tools import (
     get_product,
 )
 from knowledge.engines.catalog.understanding import Understanding, singular
-from knowledge.models import Availability, Product, Store, StoreInventory
+from knowledge.models import Availability, Product, Store, StoreInventory, in_store_stock
 
 
 def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
@@ -87,9 +87,7 @@ def availability_sentences(
 ) -> list[str]:
     name = product.title
     sentences: list[str] = []
-    in_stores = [
-        r for r in rows if r.availability == Availability.IN_STOCK and (r.quantity or 0) > 0
-    ]
+    in_stores = [r for r in rows if in_store_stock(r.availability, r.quantity)]
     if every_store:
         # "Which stores have it in stock?": every store, whichever one the shopper is in.
         if not in_stores:
