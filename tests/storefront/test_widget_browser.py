@@ -257,6 +257,12 @@ def shown_prices(driver) -> list[str]:
 @pytest.mark.parametrize(("name", "size"), [("laptop", LAPTOP), ("phone", PHONE)])
 def test_the_demo_shops_prices_are_formatted_as_the_widgets_cards(demo, name, size):
     with start_server(**DEMO_ENV) as server, chromium(*size) as driver:
+        width, height = size
+        # Chromium's window is at least 500 px wide: a phone's width is emulated.
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": name == "phone"},
+        )
         # The list: every price in the page's locale (English) and the product's currency
         driver.get(server.url + "/demo/")
         listed = shown_prices(driver)
