@@ -114,8 +114,11 @@ class ReadAhead:
         """The chunks in order, in batches of those already arrived; each wait is bounded
         by `deadline` (time.monotonic), so a provider that trickles cannot hold a worker."""
         while True:
+            left = deadline - time.monotonic()
+            if left < 0:
+                raise _timeout(config)
             try:
-                first = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                first = self._queue.get(timeout=left)
             except queue.Empty:
                 raise _timeout(config) from None
             batch = [first]
