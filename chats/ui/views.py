@@ -4,9 +4,11 @@ Plain Django streaming views, like the event stream (chats/stream/views.py). The
 the shopper's message to the one message path (`message_accept` in
 chats/services_messages.py: validation, quota, idempotency, storing) before its stream starts,
 so every refusal is an ordinary JSON error. Then the reply runs in a thread of its own (a
-greenlet under gunicorn's gevent workers) while the response follows the events it publishes
-through the process's hub and writes them as UI message chunks (chats/ui/chunks.py). A
-client that goes away ends only its stream: the reply is still produced and stored.
+greenlet under gunicorn's gevent workers), handing the events it writes straight to the
+response (chats/ui/reply_events.py), which writes them as UI message chunks
+(chats/ui/chunks.py): only that reply's, even when another reply of the chat runs at the
+same time (two tabs). A resume follows a running reply's own events, woken by the process's
+hub. A client that goes away ends only its stream: the reply is still produced and stored.
 """
 
 from __future__ import annotations
