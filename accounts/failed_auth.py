@@ -1,7 +1,8 @@
 """Refused API keys limited per client address (`RATE_LIMIT_FAILED_AUTH`), so no one can try
 keys by the thousand; over the limit, 429 before any key is looked up.
 
-Only a key that matches no key counts: a revoked, expired or other environment's key is a real
+A client token the service did not sign counts alike (chats/token_auth.py). Only a key that
+matches no key counts: a revoked, expired or other environment's key is a real
 one an integrator still uses, and blocking its address would block that address's valid keys
 too. Failures are counted like the other limits (assistant_api/throttling.py: in Redis across
 the deployment when `REDIS_URL` is set). A worker remembers the addresses it found over the

@@ -351,7 +351,8 @@ LOGGING = {
 # --- Service tuning -------------------------------------------------------------------------
 RATE_LIMIT_PER_KEY = os.environ.get("RATE_LIMIT_PER_KEY", "600/min")
 RATE_LIMIT_PUBLIC = os.environ.get("RATE_LIMIT_PUBLIC", "120/min")
-# Refused API keys per client address; over it, 429 before any key is looked up.
+# Refused API keys and forged client tokens per client address; over it, 429 before any key
+# or token is looked up.
 RATE_LIMIT_FAILED_AUTH = os.environ.get("RATE_LIMIT_FAILED_AUTH", "60/min")
 # A key matching no key is answered no sooner than this after its lookup began, so the time of
 # a 401 does not tell whether its prefix exists (accounts/authentication.py).

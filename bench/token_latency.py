@@ -12,6 +12,11 @@ PostgreSQL NOTIFY -> LISTEN latency (bench/sse_streams.py's measurement).
         .venv/bin/python bench/token_latency.py --levels 1,100
 
 Targets: p50 at most 10 ms; p99 at most 3 x the raw NOTIFY p99 + 20 ms.
+
+Each level also reports the text events written (fewer than tokens when a reply's tokens were
+coalesced), the CPU time per token of the server's processes and of the PostgreSQL backends
+serving the database, and the load average: on a shared machine the latencies follow the
+load, while the work per token hardly does.
 """
 
 from __future__ import annotations
@@ -181,6 +186,53 @@ async def measure(level: int, chats: list[str], key: str, port: int, first_reply
     return streams.arrived, statuses
 
 
+def server_cpu_seconds(server) -> float:
+    """CPU time (user + system) the server's processes (gunicorn and its workers) used so far:
+    the work a level costs, which the shared machine's load does not change much."""
+    import psutil
+
+    parent = psutil.Process(server.pid)
+    total = 0.0
+    for process in [parent, *parent.children(recursive=True)]:
+        try:
+            times = process.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def database_cpu_seconds() -> dict[int, float]:
+    """CPU time so far of each PostgreSQL backend serving this database (the server's pool and
+    listener), by process id: the database's share of a level's work."""
+    import psutil
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+        pids = [row[0] for row in cursor.fetchall()]
+    used = {}
+    for pid in pids:
+        try:
+            times = psutil.Process(pid).cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        used[pid] = times.user + times.system
+    return used
+
+
+def text_events(chats: list[str]) -> int:
+    """The text events (`inProgress` with content) written for these chats' replies."""
+    from chats.models import Event, EventStatus
+
+    return Event.objects.filter(
+        chat_id__in=chats, status=EventStatus.IN_PROGRESS, tool_name="", content__isnull=False
+    ).count()
+
+
 def make_fixtures(count: int) -> tuple[str, list[str]]:
     from accounts.services import api_key_issue
     from chats.models import Chat
@@ -214,7 +266,7 @@ def main() -> None:
 
     from tests.server import free_port
 
-    key, chats = make_fixtures(max(levels) * args.rounds)
+    key, chats = make_fixtures(sum(levels) * args.rounds)
     connection.close()
     model_port, api_port = free_port(), free_port()
     ready = multiprocessing.Event()
@@ -244,9 +296,17 @@ def main() -> None:
             arrived: dict[str, float] = {}
             raw: list[float] = []
             failures = 0
+            cpu = db_cpu = 0.0
+            events = 0
             for _ in range(args.rounds):
                 batch = chats[next_chat : next_chat + level]
+                cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
                 seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
+                cpu += server_cpu_seconds(server) - cpu_before
+                db_after = database_cpu_seconds()
+                db_cpu += sum(used - db_before.get(pid, 0.0) for pid, used in db_after.items())
+                events += text_events(batch)
+                connection.close()
                 arrived.update(seen)
                 next_chat += level
                 failures += sum(status != 201 for status in statuses)
@@ -261,6 +321,10 @@ def main() -> None:
                 "tokens_measured": len(latencies),
                 "tokens_expected": expected,
                 "failed_replies": failures,
+                "text_events": events,
+                "server_cpu_ms_per_token": round(cpu * 1000 / expected, 3),
+                "database_cpu_ms_per_token": round(db_cpu * 1000 / expected, 3),
+                "load_average": round(os.getloadavg()[0], 1),
                 "token_ms_p50": round(percentile(latencies, 50), 2),
                 "token_ms_p99": round(percentile(latencies, 99), 2),
                 "raw_notify_ms_p50": round(percentile(raw, 50), 2),

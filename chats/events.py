@@ -6,6 +6,7 @@ import functools
 import json
 import logging
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,9 @@ CONNECTION_ERRORS = (OperationalError, InterfaceError)
 
 logger = logging.getLogger(__name__)
 
+# Handed the events of one reply each time some are written, with their seqs, in order.
+EventObserver = Callable[[list[Event]], None]
+
 
 class EventPublisher:
     """Writes the MessageEvents of one reply of one chat, in order: the `EventSink` an engine
@@ -31,11 +35,24 @@ class EventPublisher:
     until the reply's last one (`completed` or `failed`) and then written together in one
     statement: the stream gets the same events in the same order, one round trip instead of
     a dozen. Callers must not hold a transaction open around an engine's reply.
+
+
+    `reply_to_seq` marks each event with the user message it answers; `observe`, when given,
+    is handed the events each time some are written (with their seqs), in order.
     """
 
-    def __init__(self, *, chat_id, buffered: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        chat_id,
+        buffered: bool = False,
+        reply_to_seq: int | None = None,
+        observe: EventObserver | None = None,
+    ) -> None:
         self.chat_id = chat_id
         self.buffered = buffered
+        self.reply_to_seq = reply_to_seq
+        self.observe = observe
         self.pending: list[Event] = []
 
     def typing(self) -> Event:
@@ -70,6 +87,7 @@ class EventPublisher:
                 chat_id=self.chat_id,
                 status=EventStatus.FAILED,
                 content=description.replace("\x00", "\ufffd"),
+                reply_to_seq=self.reply_to_seq,
             )
             self.pending.append(event)
         self.flush_end()
@@ -97,7 +115,7 @@ class EventPublisher:
             self.flush()
 
     def publish(self, status: str, *, last: bool = False, **fields: Any) -> Event:
-        event = Event(chat_id=self.chat_id, status=status, **fields)
+        event = Event(chat_id=self.chat_id, status=status, reply_to_seq=self.reply_to_seq, **fields)
         self.pending.append(event)
         if last or not self.buffered:
             self.flush()
@@ -118,7 +136,9 @@ class EventPublisher:
             with transaction.atomic():
                 for event in self.pending:
                     event.save(force_insert=True)
-        self.pending = []
+        written, self.pending = self.pending, []
+        if self.observe is not None:
+            self.observe(written)
 
 
 def _is_reply_end(event: Event) -> bool:

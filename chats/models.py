@@ -118,6 +118,9 @@ class Event(models.Model):
     tool_args = models.JSONField(null=True, blank=True)
     tool_response = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # The seq of the user message the event's reply answers: tells apart the events of two
+    # replies of one chat running at once (two tabs). Not a foreign key: no check per insert.
+    reply_to_seq = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["seq"]

@@ -19,7 +19,7 @@ from django.db import IntegrityError, InterfaceError, OperationalError, connecti
 from accounts.models import Chatbot, Organization
 from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
-from chats.events import EventPublisher
+from chats.events import EventObserver, EventPublisher
 from chats.history_cache import history_changed, history_maybe_changed
 from chats.idempotency import (
     Outcome,
@@ -120,13 +120,15 @@ class AcceptedMessage:
 
     `fresh`: producing the reply runs the assistant now, publishing its events as it goes;
     otherwise it is the outcome of an earlier request with the same `Idempotency-Key`.
+    `observe` (EventPublisher's) is handed the events of this reply, and of no other, as they
+    are written.
     """
 
     fresh: bool
-    produce: Callable[[], Outcome]
+    produce: Callable[[EventObserver | None], Outcome]
 
-    def reply(self) -> Outcome:
-        return self.produce()
+    def reply(self, *, observe: EventObserver | None = None) -> Outcome:
+        return self.produce(observe)
 
 
 def message_create(
@@ -175,7 +177,7 @@ def message_accept(
             if idempotency_record_take_over(record=existing, fingerprint=fingerprint):
                 return AcceptedMessage(
                     fresh=True,
-                    produce=lambda: interrupted_reply_resume(
+                    produce=lambda observe: interrupted_reply_resume(
                         organization=organization,
                         chat=chat,
                         record=existing,
@@ -183,12 +185,13 @@ def message_accept(
                         content=content,
                         current_url=current_url,
                         store=store,
+                        observe=observe,
                     ),
                 )
             idempotency_fingerprint_check(record=existing, fingerprint=fingerprint)
             return AcceptedMessage(
                 fresh=False,
-                produce=lambda: idempotency_outcome_replay(
+                produce=lambda _: idempotency_outcome_replay(
                     record=existing, fingerprint=fingerprint
                 ),
             )
@@ -215,12 +218,16 @@ def message_accept(
         idempotency_fingerprint_check(record=claimed, fingerprint=fingerprint)
         return AcceptedMessage(
             fresh=False,
-            produce=lambda: idempotency_outcome_replay(record=claimed, fingerprint=fingerprint),
+            produce=lambda _: idempotency_outcome_replay(record=claimed, fingerprint=fingerprint),
         )
 
-    def produce() -> Outcome:
+    def produce(observe: EventObserver | None) -> Outcome:
         outcome = assistant_reply(
-            organization=organization, chat=chat, user_message=user_message, store=store
+            organization=organization,
+            chat=chat,
+            user_message=user_message,
+            store=store,
+            observe=observe,
         )
         if record is not None:
             idempotency_outcome_save(record=record, outcome=outcome)
@@ -269,6 +276,7 @@ def interrupted_reply_resume(
     content: str,
     current_url: str,
     store: Store | None,
+    observe: EventObserver | None = None,
 ) -> Outcome:
     """Answers the stored message of a request that died mid-reply, for a retry that took its
     `Idempotency-Key` over: no second user message, no second count against the quota.
@@ -276,7 +284,6 @@ def interrupted_reply_resume(
     A `failed` event first ends the interrupted reply's events, so a stream never runs the
     text chunks of two attempts together.
     """
-    EventPublisher(chat_id=chat.id).failed(REPLY_INTERRUPTED)
     user_message = interrupted_message_find(chat=chat, since=since, fingerprint=record.request_hash)
     if user_message is None:  # not expected: the record and the message commit together
         user_message, _ = user_message_store(
@@ -288,8 +295,13 @@ def interrupted_reply_resume(
             idempotency_key=None,
             fingerprint=record.request_hash,
         )
+    EventPublisher(chat_id=chat.id, reply_to_seq=user_message.seq).failed(REPLY_INTERRUPTED)
     outcome = assistant_reply(
-        organization=organization, chat=chat, user_message=user_message, store=store
+        organization=organization,
+        chat=chat,
+        user_message=user_message,
+        store=store,
+        observe=observe,
     )
     idempotency_outcome_save(record=record, outcome=outcome)
     return outcome
@@ -312,7 +324,12 @@ def interrupted_message_find(*, chat: Chat, since: datetime, fingerprint: str) -
 
 
 def assistant_reply(
-    *, organization: Organization, chat: Chat, user_message: Message, store: Store | None
+    *,
+    organization: Organization,
+    chat: Chat,
+    user_message: Message,
+    store: Store | None,
+    observe: EventObserver | None = None,
 ) -> Outcome:
     """Runs the chatbot's engine (outside any transaction) and stores its reply.
 
@@ -320,7 +337,7 @@ def assistant_reply(
     answer or a `failed` event (docs/api.md#failures), also when the database goes away in the
     middle.
     """
-    publisher = EventPublisher(chat_id=chat.id)
+    publisher = EventPublisher(chat_id=chat.id, reply_to_seq=user_message.seq, observe=observe)
     try:
         return reply_run(
             organization=organization,

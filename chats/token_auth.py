@@ -18,12 +18,15 @@ from rest_framework.request import Request
 from accounts.authentication import ApiClient, request_api_key
 from accounts.client_tokens import (
     TOKEN_NOT_VALID_HERE,
+    TokenClaims,
     TokenForbiddenError,
+    TokenRefusedError,
     client_token_check,
     client_token_claims,
     client_token_key,
     is_client_token,
 )
+from accounts.failed_auth import failed_auth_count, failed_auth_refuse_blocked
 from accounts.models import ApiKey
 from knowledge.pdp.cors import origin_allowed
 
@@ -63,7 +66,7 @@ def token_client(request: HttpRequest, token: str, *, chat_id: str | None) -> To
     the token (403 before anything is read or stored). Then expiry and the minting key (401),
     then the chat (403).
     """
-    claims = client_token_claims(token)
+    claims = _signed_claims(request, token)
     api_key = client_token_key(claims)
     organization = api_key.organization
     origin = request.META.get("HTTP_ORIGIN")
@@ -76,6 +79,19 @@ def token_client(request: HttpRequest, token: str, *, chat_id: str | None) -> To
     if chat_id is None or chat_id.strip().lower() != claims.chat_id:
         raise TokenForbiddenError(TOKEN_NOT_VALID_HERE)
     return TokenClient(api_key=api_key, organization=organization, chat_id=claims.chat_id)
+
+
+def _signed_claims(request: HttpRequest, token: str) -> TokenClaims:
+    """The token's claims; a token we did not sign (forged, cut short, made up) counts against
+    the address's limit of refused credentials as an API key matching no key does
+    (accounts/failed_auth.py). A genuine token that expired, or whose key was revoked, does
+    not: like an expired key, it is a shopper's tab left open, not a guess."""
+    failed_auth_refuse_blocked(request)
+    try:
+        return client_token_claims(token)
+    except TokenRefusedError:
+        failed_auth_count(request)
+        raise
 
 
 def request_chat_key(request: HttpRequest, chat_id: str, *, allow_query: bool = False) -> ApiKey:

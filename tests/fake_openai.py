@@ -37,6 +37,7 @@ class Step:
     stall_seconds: float = 0.0
     drop_after_chunks: int | None = None  # close the connection after this many chunks
     arg_pieces: int = 3  # how many chunks each tool call's arguments are split into
+    pace: float = 0.0  # seconds between chunks (0: all at once, as fast as the socket takes)
     # Hold the stream after this many chunks until the test sets `gate` (ordering tests).
     gate_after_chunks: int | None = None
     gate: threading.Event | None = None
@@ -131,6 +132,8 @@ class FakeOpenAI:
                         while not step.gate.wait(0.05):
                             if fake.stopping.is_set() or time.monotonic() > deadline:
                                 return
+                    if sent and step.pace and fake.stopping.wait(step.pace):
+                        return
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                     self.wfile.flush()
                 self.wfile.write(b"data: [DONE]\n\n")

@@ -51,6 +51,11 @@ class ReplyChunks:
         self._calls: dict[str, deque[str]] = {}
         self._call_count = 0
 
+    @property
+    def text(self) -> str:
+        """The text sent so far (all of it, once the reply's `completed` event is handled)."""
+        return self._text
+
     def start(self, message_id: str) -> list[Chunk]:
         self.started = True
         return [{"type": "start", "messageId": message_id}, {"type": "start-step"}]

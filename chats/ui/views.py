@@ -4,24 +4,25 @@ Plain Django streaming views, like the event stream (chats/stream/views.py). The
 the shopper's message to the one message path (`message_accept` in
 chats/services_messages.py: validation, quota, idempotency, storing) before its stream starts,
 so every refusal is an ordinary JSON error. Then the reply runs in a thread of its own (a
-greenlet under gunicorn's gevent workers) while the response follows the events it publishes
-through the process's hub and writes them as UI message chunks (chats/ui/chunks.py). A
-client that goes away ends only its stream: the reply is still produced and stored.
+greenlet under gunicorn's gevent workers), handing the events it writes straight to the
+response (chats/ui/reply_events.py), which writes them as UI message chunks
+(chats/ui/chunks.py): only that reply's, even when another reply of the chat runs at the
+same time (two tabs). A resume follows a running reply's own events, woken by the process's
+hub. A client that goes away ends only its stream: the reply is still produced and stored.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 import orjson
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import connections
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
@@ -40,18 +41,12 @@ from chats.services_messages import (
     message_accept,
 )
 from chats.stream.framing import KEEP_ALIVE
-from chats.stream.hub import Subscription
 from chats.stream.process_hub import hub_subscribe
 from chats.stream.replay import event_top
 from chats.token_auth import request_chat_key
 from chats.ui.chunks import DONE, HEADERS, ReplyChunks, chunk_frame, reply_message_id
-from chats.ui.replies import (
-    REPLY_AT_MOST,
-    answer_stored_since,
-    chat_event_top,
-    chat_events_after,
-    running_reply_start,
-)
+from chats.ui.replies import REPLY_AT_MOST, answer_stored_since, running_reply_start
+from chats.ui.reply_events import ReplyEvents, ResumedEvents, connection_release
 from chats.ui.request import body_chat_id, ui_chat_message
 
 logger = logging.getLogger("chats.ui")
@@ -83,18 +78,12 @@ def ui_chat(request: HttpRequest) -> HttpResponseBase:
     except Exception as exc:
         return error_response(exc, request)
     if accepted.fresh:
-        subscription = hub_subscribe(chat.id, top=event_top)
-        try:
-            after = chat_event_top(chat)
-        except BaseException:
-            subscription.close()
-            raise
-        runner = ReplyRunner(accepted, wake=subscription.wake)
-        stream: Any = LiveReplyStream(chat, subscription, after=after, runner=runner)
+        runner = ReplyRunner(accepted)
+        stream: Any = LiveReplyStream(chat, runner.events, runner=runner)
         runner.start()
     else:
         stream = RepeatedReplyStream(accepted)
-    _release_connection()
+    connection_release()
     return _streaming(stream)
 
 
@@ -102,22 +91,21 @@ def ui_chat(request: HttpRequest) -> HttpResponseBase:
 @require_GET
 def ui_chat_stream(request: HttpRequest, chatId: str) -> HttpResponseBase:
     """The transport's resume: 204 when no reply of the chat is running, else that reply
-    from its `start`."""
+    from its `start` (the earliest, when two run at once)."""
     try:
         api_key = request_chat_key(request, chatId)
         key_rate_limit(api_key)
         chat = chat_get(organization=api_key.organization, chat_id=chatId)
         start = running_reply_start(chat)
         if start is None:
-            _release_connection()
+            connection_release()
             return HttpResponse(status=204)
         subscription = hub_subscribe(chat.id, top=event_top)
     except Exception as exc:
         return error_response(exc, request)
-    stream = LiveReplyStream(
-        chat, subscription, after=start.seq - 1, runner=None, since=start.created_at
-    )
-    _release_connection()
+    events = ResumedEvents(chat, subscription, after=start.seq - 1, reply_to_seq=start.reply_to_seq)
+    stream = LiveReplyStream(chat, events, runner=None, since=start.created_at)
+    connection_release()
     return _streaming(stream)
 
 
@@ -139,15 +127,6 @@ def _json_body(request: HttpRequest) -> dict[str, Any] | HttpResponse:
     return body
 
 
-def _release_connection() -> None:
-    """A stream must not pin a database connection, nor keep Django's per-greenlet connection
-    object, for its lifetime (as the event stream does)."""
-    if not connection.in_atomic_block:
-        connection.close()
-        with contextlib.suppress(AttributeError):  # none made in this greenlet
-            del connections[DEFAULT_DB_ALIAS]
-
-
 def _streaming(stream: Any) -> StreamingHttpResponse:
     response = StreamingHttpResponse(stream, content_type=EVENT_STREAM)
     for name, value in HEADERS.items():
@@ -156,11 +135,12 @@ def _streaming(stream: Any) -> StreamingHttpResponse:
 
 
 class ReplyRunner:
-    """Produces an accepted message's reply in a thread of its own."""
+    """Produces an accepted message's reply in a thread of its own, handing its events to
+    `events` as they are written."""
 
-    def __init__(self, accepted: AcceptedMessage, *, wake: Callable[[], None]) -> None:
+    def __init__(self, accepted: AcceptedMessage) -> None:
         self.accepted = accepted
-        self.wake = wake
+        self.events = ReplyEvents()
         self.outcome: Outcome | None = None
         self.done = threading.Event()
 
@@ -169,7 +149,7 @@ class ReplyRunner:
 
     def _run(self) -> None:
         try:
-            self.outcome = self.accepted.reply()
+            self.outcome = self.accepted.reply(observe=self.events.written)
         except Exception as exc:
             if isinstance(exc, ApplicationError):
                 self.outcome = Outcome(status_code=exc.status_code, body={"message": exc.message})
@@ -179,55 +159,47 @@ class ReplyRunner:
         finally:
             connections.close_all()  # this thread's own connections
             self.done.set()
-            self.wake()
+            self.events.end()
 
 
 class LiveReplyStream:
-    """The chunks of a reply as its events are published (a POST's own reply, or a running
+    """The chunks of one reply as its events are written (a POST's own reply, or a running
     one a resume joins), ended by the stored answer or the failure."""
 
     def __init__(
         self,
         chat: Chat,
-        subscription: Subscription,
+        events: ReplyEvents | ResumedEvents,
         *,
-        after: int,
         runner: ReplyRunner | None,
         since: datetime | None = None,
     ) -> None:
         self.chat = chat
-        self.subscription = subscription
-        self.after = after  # the highest event seq handled
+        self.events = events
         self.runner = runner  # None: a resume, whose answer is read once stored
         self.since = since  # when the reply a resume joins started
         self.chunks = ReplyChunks()
+        self.after = 0  # the highest event seq handled
 
     def __iter__(self) -> Iterator[bytes]:
         return self._frames()
 
     def close(self) -> None:
-        self.subscription.close()
+        self.events.close()
 
     def _frames(self) -> Iterator[bytes]:
         keepalive = max(0.01, settings.SSE_KEEPALIVE_SECONDS)
         gives_up = time.monotonic() + REPLY_AT_MOST.total_seconds()
         last_write = time.monotonic()
-        if self.runner is None:  # a resume: the running reply so far, from the database
-            frames = self._handle(chat_events_after(self.chat, self.after))
-            _release_connection()
+        if isinstance(self.events, ResumedEvents):  # the running reply so far
+            frames = self._handle(self.events.so_far())
             if frames:
                 yield frames
                 last_write = time.monotonic()
-        while not self.chunks.ended:
-            if self.runner is not None and self.runner.done.is_set():
-                # Every event of the reply is committed: read what the hub has not delivered.
-                yield self._handle(chat_events_after(self.chat, self.after))
-                _release_connection()
-                break
+        while not self.chunks.ended and not self.events.exhausted:
             if time.monotonic() >= gives_up:
                 break
-            batch = self.subscription.wait(until=last_write + keepalive)
-            frames = self._handle([_payload(delivery.frame) for delivery in batch])
+            frames = self._handle(self.events.wait(until=last_write + keepalive))
             if frames:
                 yield frames
                 last_write = time.monotonic()
@@ -260,8 +232,8 @@ class LiveReplyStream:
             return self._outcome_end(outcome)
         if not self.chunks.ended or self.since is None:  # the reply died with its worker
             return chunk_frame(self.chunks.failure(ASSISTANT_FAILED)) + DONE
-        answer = answer_stored_since(self.chat, self.since)
-        _release_connection()
+        answer = answer_stored_since(self.chat, self.since, content=self.chunks.text)
+        connection_release()
         return chunk_frame(self.chunks.finish(answer)) + DONE
 
     def _outcome_end(self, outcome: Outcome) -> bytes:
@@ -273,11 +245,6 @@ class LiveReplyStream:
         else:
             chunks += self.chunks.failure(self.chunks.failed or outcome.body["message"])
         return chunk_frame(chunks) + DONE
-
-
-def _payload(frame: bytes) -> dict[str, Any]:
-    """The MessageEvent of a framed event (chats/stream/framing.py)."""
-    return orjson.loads(frame.split(b"\ndata: ", 1)[1])
 
 
 class RepeatedReplyStream:
@@ -292,7 +259,7 @@ class RepeatedReplyStream:
         except ApplicationError as exc:
             outcome = Outcome(status_code=exc.status_code, body={"message": exc.message})
         finally:
-            _release_connection()
+            connection_release()
         chunks = ReplyChunks()
         frames = chunk_frame(chunks.start(str(outcome.body.get("id", "answer"))))
         if outcome.status_code == 201:

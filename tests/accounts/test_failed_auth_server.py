@@ -10,6 +10,7 @@ import time
 import pytest
 
 from accounts.authentication import INVALID_KEY
+from accounts.client_tokens import TOKEN_EXPIRED, TOKEN_INVALID, client_token_mint
 from accounts.failed_auth import TOO_MANY_FAILURES
 from tests.conftest import make_tenant
 from tests.factories import ChatFactory
@@ -19,6 +20,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 GUESSER = {"X-Forwarded-For": "203.0.113.5"}
 NEIGHBOUR = {"X-Forwarded-For": "203.0.113.6"}
+# Addresses of each run's own: with REDIS_URL, a run's counts outlive it for a minute.
+TOKEN_GUESSER = {"X-Forwarded-For": f"2001:db8::{secrets.token_hex(2)}:1"}
+TOKEN_NEIGHBOUR = {"X-Forwarded-For": f"2001:db8::{secrets.token_hex(2)}:2"}
 UNKNOWN_PREFIX_KEY = "sk_stag_ffffffff_" + "x" * 43
 
 
@@ -95,3 +99,46 @@ def test_a_never_seen_prefix_takes_as_long_as_the_prefix_of_a_key_in_use():
     # Then both take about as long: without the floor of FAILED_AUTH_MIN_SECONDS on a refused
     # key, the never-seen prefix's query made it 1.5-3 times as long as the cached one.
     assert max(never_seen, in_use) / min(never_seen, in_use) < 1.2, (never_seen, in_use)
+
+
+def test_forged_client_tokens_count_as_refused_keys_and_expired_ones_do_not():
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    path = f"/v1/chats/{chat.id}"
+    real = client_token_mint(api_key=tenant.api_key, chat_id=chat.id, ttl_seconds=3600).token
+    expired = client_token_mint(api_key=tenant.api_key, chat_id=chat.id, ttl_seconds=-5).token
+    altered = real[:-4] + ("AAAA" if not real.endswith("AAAA") else "BBBB")
+    env = {"RATE_LIMIT_FAILED_AUTH": "4/min", "TRUSTED_PROXIES": "127.0.0.1"}
+    with start_server(**env) as server, server.client() as client:
+        # Given a tab whose genuine token expired: refused, as often as it asks, never limited
+        for _ in range(6):
+            stale = client.get(
+                path, headers={**TOKEN_GUESSER, "Authorization": f"Bearer {expired}"}
+            )
+            assert stale.status_code == 401 and stale.json() == {"message": TOKEN_EXPIRED}
+        # When that address sends tokens the service did not sign, in a header or the query
+        statuses = [
+            client.get(
+                path, headers={**TOKEN_GUESSER, "Authorization": f"Bearer {token}"}
+            ).status_code
+            for token in (altered, "ct_made-up", altered)
+        ]
+        forged_stream = client.get(f"{path}/messages/events?token=ct_x", headers=TOKEN_GUESSER)
+        assert [*statuses, forged_stream.status_code] == [401, 401, 401, 401]
+        assert forged_stream.json() == {"message": TOKEN_INVALID}
+        # Then its next forgery is over the limit, and so is its valid token, on every path,
+        over = client.get(path, headers={**TOKEN_GUESSER, "Authorization": f"Bearer {altered}"})
+        assert over.status_code == 429 and over.json() == {"message": TOO_MANY_FAILURES}
+        valid = client.get(path, headers={**TOKEN_GUESSER, "Authorization": f"Bearer {real}"})
+        assert valid.status_code == 429 and 1 <= int(valid.headers["Retry-After"]) <= 60
+        stream = client.get(f"{path}/messages/events?token={real}", headers=TOKEN_GUESSER)
+        assert stream.status_code == 429
+        ui_chat = client.post(
+            "/v1/ui/chat",
+            json={"id": str(chat.id), "messages": [], "trigger": "submit-message"},
+            headers={**TOKEN_GUESSER, "Authorization": f"Bearer {real}"},
+        )
+        assert ui_chat.status_code == 429
+        # while the same token from another address is served as usual.
+        mine = client.get(path, headers={**TOKEN_NEIGHBOUR, "Authorization": f"Bearer {real}"})
+        assert mine.status_code == 200

@@ -240,3 +240,55 @@ def test_a_long_conversation_in_the_body_is_taken_up_to_its_own_limit(server, sh
     )
     assert not_json.status_code == 415
     assert Message.objects.filter(chat_id=chat_id, type="user").count() == 1
+
+
+def test_two_tabs_posting_at_once_each_get_only_their_own_reply(server, shop):
+    chat_id = new_chat(server, shop)
+    token = token_for(server, shop, chat_id)
+    questions = {"tab-a": QUESTION, "tab-b": "Do you have a red dress?"}
+    streams: dict[str, list] = {}
+
+    def tab(name: str) -> None:
+        body = ui_chat_body(chat_id, questions[name], ui_id=name, currentUrl=PAGE)
+        streams[name] = post_ui(server, token, body)
+
+    # Given two tabs of one chat posting at the same moment, their replies running together
+    tabs = [threading.Thread(target=tab, args=(name,)) for name in questions]
+    for thread in tabs:
+        thread.start()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:  # a resume joins while both are under way
+        if Event.objects.filter(chat_id=chat_id, content__isnull=False, tool_name="").exists():
+            break
+        time.sleep(0.02)
+    headers = {"Authorization": f"Bearer {token}"}
+    resume = f"{server.url}/v1/ui/chat/{chat_id}/stream"
+    with httpx.Client(timeout=60) as client, client.stream("GET", resume, headers=headers) as r:
+        assert r.status_code == 200
+        resumed = read_chunks(r)
+    for thread in tabs:
+        thread.join(60)
+
+    # Then the events of the two replies did interleave in the chat
+    replies = list(
+        Event.objects.filter(chat_id=chat_id).order_by("seq").values_list("reply_to_seq", flat=True)
+    )
+    assert len(set(replies)) == 2 and replies != sorted(replies)
+    # and yet each tab's stream is exactly its own reply: one text, its own answer, once
+    for name, question in questions.items():
+        user = Message.objects.get(chat_id=chat_id, type="user", content=question)
+        chunks = streams[name]
+        kinds = types(chunks)
+        assert kinds.count("start") == kinds.count("text-start") == kinds.count("finish") == 1
+        text = "".join(c["delta"] for c in chunks[:-1] if c["type"] == "text-delta")
+        (completed,) = Event.objects.filter(
+            chat_id=chat_id, reply_to_seq=user.seq, status="completed", tool_name=""
+        )
+        assert text == completed.content
+        answer = Message.objects.get(chat_id=chat_id, type="answer", content=text)
+        products = [c["data"] for c in chunks[:-1] if c["type"] == "data-products"]
+        assert products == ([answer.products] if answer.products else [])
+    assert streams["tab-a"][-4:] != streams["tab-b"][-4:]
+    # and a resume follows the earliest of them, whole, as its own tab got it.
+    assert resumed in (streams["tab-a"], streams["tab-b"])
+    assert resumed[0]["messageId"] == min(s[0]["messageId"] for s in streams.values())

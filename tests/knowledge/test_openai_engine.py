@@ -6,7 +6,7 @@ import pytest
 
 from chats.models import Message, MessageType
 from tests.factories import MessageFactory, StoreFactory
-from tests.fake_openai import MODEL, text, tools
+from tests.fake_openai import MODEL, Step, text, tools
 from tests.knowledge.openai_helpers import (
     PAGE,
     PROVIDER_KEY,
@@ -35,10 +35,13 @@ def test_streamed_reply_with_a_tool_call(fake_llm, shop):
     # Given a model that searches first, then answers in pieces and names two products
     fake_llm.add(
         tools(("search_products", {"query": "peakline shoes", "maxPrice": 100}), pieces=4),
-        text(
-            "Two good picks: the Trail Runner 2, ",
-            "now on sale, and the Peak Hiker.",
-            block([shop.runner.gtin, shop.hiker.gtin], ["Show cheaper ones", "Compare them"]),
+        Step(
+            text=[
+                "Two good picks: the Trail Runner 2, ",
+                "now on sale, and the Peak Hiker.",
+                block([shop.runner.gtin, shop.hiker.gtin], ["Show cheaper ones", "Compare them"]),
+            ],
+            pace=0.05,  # a delta at a time, as a model writes them
         ),
     )
 
@@ -319,3 +322,19 @@ def test_operator_selects_the_engine_and_prompt_in_the_admin(fake_llm, shop, sup
     assert send(shop, "hi").json()["content"] == "Hi, Ada here."
     system = fake_llm.requests[0].body["messages"][0]["content"]
     assert system.startswith("You are Ada from Peakline.")
+
+
+def test_deltas_that_arrive_together_are_written_as_one_event(fake_llm, shop):
+    # Given a model that sends 40 deltas in one burst (a reply that fell behind sees this)
+    words = [f"word{n} " for n in range(40)]
+    fake_llm.add(text(*words))
+
+    # When the shopper asks
+    response = send(shop, "anything?")
+
+    # Then every delta reaches the stream, in order, in fewer events than deltas
+    assert response.status_code == 201, response.content
+    events = stream_events(shop)
+    pieces = [e for e in events[1:-1] if "content" in e]
+    assert chunks_text(pieces) == events[-1]["content"] == "".join(words).strip()
+    assert 1 <= len(pieces) < len(words)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ from django.core.management import call_command
 
 from accounts.models import Organization
 from chats.models import Message
-from tests.browser import chromium, needs_chromium, screenshot
+from tests.browser import LAPTOP, PHONE, chromium, needs_chromium, overflow_px, screenshot
 from tests.server import ROOT, LiveServer, free_port, start_server, wait_until_up
 from tests.storefront.widget_page import state, type_message, wait_for, widget
 
@@ -237,3 +238,46 @@ def test_a_page_on_a_disallowed_origin_gets_nothing(demo, shop_backend):
         )
         assert outcome == "failed: TypeError"
         screenshot(driver, "widget-disallowed-origin")
+
+
+SALE_PAGE = "/demo/products/SHO-TRL-41"  # 99.00 EUR, on sale from 129.00 EUR
+
+
+def shown_prices(driver) -> list[str]:
+    """The shop's own prices as the page shows them, once the widget has formatted them."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = "return Array.from(document.querySelectorAll('data.money'), p => p.textContent)"
+    WebDriverWait(driver, 20).until(
+        lambda d: d.execute_script(script) and "EUR" not in "".join(d.execute_script(script))
+    )
+    return driver.execute_script(script)
+
+
+@pytest.mark.parametrize(("name", "size"), [("laptop", LAPTOP), ("phone", PHONE)])
+def test_the_demo_shops_prices_are_formatted_as_the_widgets_cards(demo, name, size):
+    with start_server(**DEMO_ENV) as server, chromium(*size) as driver:
+        width, height = size
+        # Chromium's window is at least 500 px wide: a phone's width is emulated.
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": name == "phone"},
+        )
+        # The list: every price in the page's locale (English) and the product's currency
+        driver.get(server.url + "/demo/")
+        listed = shown_prices(driver)
+        assert len(listed) > 10
+        assert all(re.fullmatch(r"€\d{1,3}(,\d{3})*\.\d\d", price) for price in listed), listed
+        assert overflow_px(driver) == 0
+        screenshot(driver, f"demo-list-{name}")
+        # A product on sale: its price and the struck-through list price, as a card shows them
+        driver.get(server.url + SALE_PAGE)
+        assert shown_prices(driver) == ["€99.00", "€129.00"]
+        assert driver.find_element("css selector", ".price s").text == "€129.00"
+        assert overflow_px(driver) == 0
+        screenshot(driver, f"demo-sale-{name}")
+        # The widget's formatter follows the locale it is given, as the cards do (`locale`)
+        german = driver.execute_script(
+            "return customElements.get('shop-assistant').formatPrice('129.00', 'EUR', 'de-DE')"
+        )
+        assert german == "129,00\u00a0€"

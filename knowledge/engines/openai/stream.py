@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import queue
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -22,6 +25,9 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionMessageParam
 
 
+_STREAM_END = object()
+
+
 @dataclass
 class ToolCall:
     id: str = ""
@@ -38,7 +44,8 @@ def round_stream(
     deadline: float,
     on_text: Callable[[str], None],
 ) -> list[ToolCall]:
-    """Streams one completion; gives each text delta to `on_text`, returns the tool calls.
+    """Streams one completion; gives its text to `on_text` as it arrives, returns the tool
+    calls. The text deltas that arrived together (ReadAhead) come as one piece.
 
     `deadline` (time.monotonic) bounds the whole reply: each request gets what is left of it,
     and it is checked on every chunk so a provider that trickles tokens cannot hold a worker.
@@ -60,19 +67,21 @@ def round_stream(
             **options,
         )
         with stream:
-            for chunk in stream:
-                if time.monotonic() > deadline:
-                    raise _timeout(config)
-                if not chunk.choices:
-                    continue  # usage-only chunks of some providers
-                finished = finished or bool(chunk.choices[0].finish_reason)
-                delta = chunk.choices[0].delta
-                if delta is None:
-                    continue
-                if delta.content:
-                    on_text(delta.content)
-                for piece in delta.tool_calls or []:
-                    _merge(calls, piece)
+            for batch in ReadAhead(stream).batches(deadline, config):
+                text: list[str] = []
+                for chunk in batch:
+                    if not chunk.choices:
+                        continue  # usage-only chunks of some providers
+                    finished = finished or bool(chunk.choices[0].finish_reason)
+                    delta = chunk.choices[0].delta
+                    if delta is None:
+                        continue
+                    if delta.content:
+                        text.append(delta.content)
+                    for piece in delta.tool_calls or []:
+                        _merge(calls, piece)
+                if text:
+                    on_text("".join(text))
     except PROVIDER_EXCEPTIONS as exc:
         raise failure_from_exception(exc, timeout=config.timeout) from None
     if not finished:
@@ -80,6 +89,50 @@ def round_stream(
         # like a normal end when the server closes it without chunked encoding).
         raise ModelFailure(BAD_RESPONSE, "The language model's answer was cut off")
     return [calls[index] for index in sorted(calls)]
+
+
+class ReadAhead:
+    """Reads a model's stream in a thread of its own (a greenlet in the gevent workers), so
+    the chunks that arrive while the reply is busy (writing the event of the last piece, or
+    waiting for the CPU) are handed over together: their text becomes one event instead of
+    one each. A chunk that arrives while the reply waits is handed over at once, alone."""
+
+    def __init__(self, stream: Iterable[Any]) -> None:
+        self._stream = stream
+        self._queue: queue.Queue[Any] = queue.Queue()
+        threading.Thread(target=self._read, name="model-read-ahead", daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for chunk in self._stream:
+                self._queue.put(chunk)
+            self._queue.put(_STREAM_END)
+        except BaseException as exc:  # handed to the reply, which raises it
+            self._queue.put(exc)
+
+    def batches(self, deadline: float, config: OpenAIConfig) -> Iterator[list[Any]]:
+        """The chunks in order, in batches of those already arrived; each wait is bounded
+        by `deadline` (time.monotonic), so a provider that trickles cannot hold a worker."""
+        while True:
+            left = deadline - time.monotonic()
+            if left < 0:
+                raise _timeout(config)
+            try:
+                first = self._queue.get(timeout=left)
+            except queue.Empty:
+                raise _timeout(config) from None
+            batch = [first]
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    batch.append(self._queue.get_nowait())
+            for index, item in enumerate(batch):
+                if item is _STREAM_END or isinstance(item, BaseException):
+                    if index:
+                        yield batch[:index]
+                    if isinstance(item, BaseException):
+                        raise item
+                    return
+            yield batch
 
 
 def _merge(calls: dict[int, ToolCall], piece: Any) -> None:

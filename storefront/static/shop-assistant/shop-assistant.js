@@ -22,6 +22,8 @@
  * Styling: CSS custom properties --shop-assistant-accent, -accent-text, -background, -text,
  * -muted, -border, -radius, -font, -width, -z-index (set them on the element or :root).
  * Events: listens for "pdp-question" on the document ({detail: {text}}) and sends the text.
+ * Prices: customElements.get("shop-assistant").formatPrice(amount, currency[, locale]) formats
+ * a price as the product cards do, so the shop's own prices can match them.
  */
 (function () {
   "use strict";
@@ -147,6 +149,24 @@
   }
 
   class ShopAssistant extends HTMLElement {
+    /* The page's locale: its <html lang>, else the browser's language. */
+    static pageLocale() {
+      return document.documentElement.lang || navigator.language || "en";
+    }
+
+    /* A price as the product cards show it: Intl.NumberFormat in its currency, for `locale`
+     * (default: the page's). A page can format its own prices alike:
+     * customElements.get("shop-assistant").formatPrice(24, "EUR") -> "€24.00" on an English page. */
+    static formatPrice(amount, currency, locale) {
+      var value = Number(amount);
+      if (amount === null || amount === "" || !isFinite(value)) return "";
+      try {
+        return new Intl.NumberFormat(locale || ShopAssistant.pageLocale(), { style: "currency", currency: currency }).format(value);
+      } catch (error) {
+        return value.toFixed(2) + " " + (currency || "");
+      }
+    }
+
     connectedCallback() {
       if (this.shadowRoot) return;
       var root = this.attachShadow({ mode: "open" });
@@ -233,7 +253,7 @@
     }
 
     get locale() {
-      return this.getAttribute("locale") || document.documentElement.lang || navigator.language || "en";
+      return this.getAttribute("locale") || ShopAssistant.pageLocale();
     }
 
     toggle(open) {
@@ -488,11 +508,7 @@
 
     price(product) {
       if (typeof product.price !== "number") return "";
-      try {
-        return new Intl.NumberFormat(this.locale, { style: "currency", currency: product.currency }).format(product.price);
-      } catch (error) {
-        return product.price.toFixed(2) + " " + (product.currency || "");
-      }
+      return ShopAssistant.formatPrice(product.price, product.currency, this.locale);
     }
 
     availability(product) {
