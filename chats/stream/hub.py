@@ -9,10 +9,11 @@ Sequence order is not commit order: a transaction that took a lower `seq` may co
 that took a higher `seq`. The hub therefore never trusts "everything up to the highest seq seen"
 at once. It keeps `floor`, a seq that was already committed `LATE_COMMIT_SECONDS` ago, reads
 everything above `floor` that it has not seen yet (`known`), and only moves `floor` forward once
-that time has passed. An event whose transaction takes longer than that between taking its
-sequence number and committing could be missed by live streams (EventPublisher commits each event
-in its own short transaction); a reconnect with `Last-Event-ID` would still not send it, since it
-is older than what the client saw.
+that time has passed; a new process starts from the highest seq of the events created that
+long ago (`hub_subscribe`). An event committed longer than that after it was created or took its
+sequence number could be missed by live streams (EventPublisher commits each event, or a buffered
+reply's events, in one short statement); a reconnect with `Last-Event-ID` would still not send
+it, since it is older than what the client saw.
 
 The primitives are `threading`'s: under gunicorn's gevent worker they are monkey-patched into
 greenlet ones, under `runserver` or the test client they are real threads.
@@ -27,8 +28,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from uuid import UUID
+
+from django.utils import timezone
 
 from chats.models import Event
 from chats.stream.framing import event_frame
@@ -176,11 +179,11 @@ class Hub:
         """Whether a notified event still has to be read."""
         return seq not in self.known and (self.floor is None or seq > self.floor)
 
-    def start(self, top: int) -> None:
-        """Live delivery starts after `top`, a seq read before the first stream subscribed;
-        each stream reads anything older itself (its replay) after subscribing."""
+    def start(self, floor: int) -> None:
+        """Live delivery starts after `floor`, a seq committed before the first stream
+        subscribed; each stream reads anything older itself (its replay) after subscribing."""
         if self.floor is None:
-            self.floor = top
+            self.floor = floor
 
     def deliver(
         self, *, top: int, events: Iterable[Event], full: bool = True, now: float | None = None
@@ -240,13 +243,18 @@ def get_hub() -> Hub:
         return _hub
 
 
-def hub_subscribe(chat_id: UUID, *, top: Callable[[], int]) -> Subscription:
-    """A subscription to the chat's new events on this process's hub. The first stream of
-    the process fixes where live delivery starts (`top()`, the highest committed seq), before
-    its own replay reads, so nothing committed in between is missed."""
+def hub_subscribe(chat_id: UUID, *, settled: Callable[[datetime], int]) -> Subscription:
+    """A subscription to the chat's new events on this process's hub.
+
+    The first stream of the process fixes where live delivery starts, before its own replay
+    reads: `settled(before)`, the highest seq of an event created before `before`, taken
+    `LATE_COMMIT_SECONDS` back. Not the highest committed seq: a reply that took lower seqs
+    may still be committing (a worker started by a deploy opens its first streams while other
+    workers write replies), and its events would be neither in the replay nor delivered live.
+    The listener's first reads then cover those seconds; streams drop what they replayed."""
     hub = get_hub()
     if hub.floor is None:
-        hub.start(top())
+        hub.start(settled(timezone.now() - timedelta(seconds=LATE_COMMIT_SECONDS)))
     return hub.subscribe(chat_id)
 
 

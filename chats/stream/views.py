@@ -34,7 +34,7 @@ from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
 from chats.stream.hangup import watch_hangup
 from chats.stream.hub import Delivery, Subscription, get_hub, hub_subscribe
 from chats.stream.places import RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, stream_places
-from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
+from chats.stream.replay import RECENT_WINDOW, event_replay, event_settled
 from chats.token_auth import request_chat_key
 
 logger = logging.getLogger("chats.stream")
@@ -78,7 +78,7 @@ def open_stream(
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
-    subscription = hub_subscribe(chat.id, top=event_top)
+    subscription = hub_subscribe(chat.id, settled=event_settled)
     try:
         replay = event_replay(chat=chat, after=after, now=now)
     except BaseException:

@@ -41,7 +41,7 @@ from chats.services_messages import (
 )
 from chats.stream.framing import KEEP_ALIVE
 from chats.stream.hub import Subscription, hub_subscribe
-from chats.stream.replay import event_top
+from chats.stream.replay import event_settled
 from chats.token_auth import request_chat_key
 from chats.ui.chunks import DONE, HEADERS, ReplyChunks, chunk_frame, reply_message_id
 from chats.ui.replies import (
@@ -82,7 +82,7 @@ def ui_chat(request: HttpRequest) -> HttpResponseBase:
     except Exception as exc:
         return error_response(exc, request)
     if accepted.fresh:
-        subscription = hub_subscribe(chat.id, top=event_top)
+        subscription = hub_subscribe(chat.id, settled=event_settled)
         try:
             after = chat_event_top(chat)
         except BaseException:
@@ -110,7 +110,7 @@ def ui_chat_stream(request: HttpRequest, chatId: str) -> HttpResponseBase:
         if start is None:
             _release_connection()
             return HttpResponse(status=204)
-        subscription = hub_subscribe(chat.id, top=event_top)
+        subscription = hub_subscribe(chat.id, settled=event_settled)
     except Exception as exc:
         return error_response(exc, request)
     stream = LiveReplyStream(

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.services import api_key_issue
 from accounts.usage import QUOTA_REACHED
@@ -275,3 +275,46 @@ def test_stopping_an_instance_moves_its_streams_to_the_other_losing_nothing(depl
         assert set(client.opens) == {200}
     # The three streams nginx gave the stopped instance reconnected.
     assert sum(len(client.opens) > 1 for client in clients) >= 3
+
+
+def test_a_stream_on_a_reloaded_worker_gets_a_reply_that_was_being_written(deployment):
+    # Given a reply of one chat whose transaction took its sequence numbers and has not
+    # committed yet, while an event of another chat, with a higher seq, is already committed
+    tenant = make_tenant()
+    chat, other = ChatFactory(chatbot=tenant.chatbot), ChatFactory(chatbot=tenant.chatbot)
+    seen = EventPublisher(chat_id=chat.id).chunk("seen ")
+    for instance in deployment.instances:
+        instance.reload_and_wait()  # every worker is new: no stream has opened on it yet
+    taken = threading.Event()
+    commit = threading.Event()
+    pending: list[int] = []
+
+    def write_late() -> None:
+        try:
+            with transaction.atomic():
+                pending.append(EventPublisher(chat_id=chat.id).chunk("late ").seq)
+                taken.set()
+                commit.wait(30)
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=write_late)
+    writer.start()
+    try:
+        assert taken.wait(10)
+        later = EventPublisher(chat_id=other.id).chunk("later ")
+        assert later.seq > pending[0]
+        # When the chat's stream resumes on a new worker (the first stream that worker opens)
+        # and the reply commits
+        url = f"{deployment.url}/v1/chats/{chat.id}/messages/events"
+        headers = {"x-api-key": tenant.key, "Last-Event-ID": str(seen.seq)}
+        with StreamReader(url, headers) as reader:
+            commit.set()
+            writer.join(10)
+            # Then the stream sends the reply's event
+            (received,) = reader.events(1, timeout=5)
+    finally:
+        commit.set()
+        writer.join(10)
+    assert received.id == str(pending[0])
+
