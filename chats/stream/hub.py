@@ -100,6 +100,11 @@ class Subscription:
         self._hub.unsubscribe(self)
 
     @property
+    def server_stopping(self) -> bool:
+        """Whether the stream ended because its process is stopping (not its client)."""
+        return self._hub.stopped.is_set()
+
+    @property
     def floor(self) -> int:
         return self._hub.floor or 0
 

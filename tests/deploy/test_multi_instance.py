@@ -318,3 +318,62 @@ def test_a_stream_on_a_reloaded_worker_gets_a_reply_that_was_being_written(deplo
         writer.join(10)
     assert received.id == str(pending[0])
 
+
+def test_a_reload_keeps_answering_and_its_streams_lose_nothing(deployment):
+    # Given four clients following a chat's stream through nginx, and a client polling
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    url = f"{deployment.url}/v1/chats/{chat.id}/messages/events"
+    clients = [ResumingClient(url, tenant.key) for _ in range(4)]
+    for client in clients:
+        client.thread.start()
+        assert client.opened.wait(15)
+    stop = threading.Event()
+    answers: list[tuple[int, float]] = []
+    published: list[int] = []
+
+    def poll() -> None:
+        with httpx.Client(base_url=deployment.url, timeout=60) as client:
+            while not stop.is_set():
+                started = time.monotonic()
+                status = client.get("/healthz").status_code
+                answers.append((status, time.monotonic() - started))
+                time.sleep(0.05)
+
+    def publish() -> None:
+        publisher = EventPublisher(chat_id=chat.id)
+        try:
+            while not stop.is_set():
+                published.append(publisher.chunk(f"w{len(published)} ").seq)
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=poll), threading.Thread(target=publish)]
+    try:
+        for thread in threads:
+            thread.start()
+        # When both instances reload (SIGHUP), one after the other
+        for instance in deployment.instances:
+            instance.reload_and_wait()
+        time.sleep(1)
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+        deadline = time.monotonic() + 30
+        while any(len(client.ids) < len(published) for client in clients):
+            assert time.monotonic() < deadline, [len(client.ids) for client in clients]
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for client in clients:
+            client.stopping.set()
+
+    # Then no request waited for the new workers to load the application (seconds), and
+    # every client, its stream ended by an old worker, resumed with every event once, in order
+    assert {status for status, _ in answers} == {200}
+    assert max(seconds for _, seconds in answers) < 2.0, sorted(s for _, s in answers)[-5:]
+    for client in clients:
+        assert client.ids == published
+        assert set(client.opens) == {200}
+        assert len(client.opens) > 1
