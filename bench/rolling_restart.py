@@ -16,7 +16,9 @@ each instance out of nginx (`down`, reload) before stopping it and puts it back 
 
 A request is lost when its final answer is not its normal status (201 for creations, 200 for
 reads). An event is lost when a stream that was open all along does not receive an event the
-database holds for its chat, or receives one twice.
+database holds for its chat, or receives one twice; the streams are judged once each has caught
+up (or 60 s after the load stopped). Each SIGHUP step lasts until every worker of the instance
+is a new one; the report gives the slowest request started in each step (a pause shows there).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import collections
 import itertools
+import logging
 import os
 import re
 import sys
@@ -84,14 +87,24 @@ class Tally:
         default_factory=lambda: collections.defaultdict(list)
     )
     phase: str = "steady"
+    # (monotonic start, seconds) of every request, to find the slowest one of each step
+    timeline: list = field(default_factory=list)
 
-    def add(self, op: str, status: int, attempts: int, first: int, seconds: float) -> None:
+    def add(
+        self, op: str, status: int, attempts: int, first: int, started: float, seconds: float
+    ) -> None:
         with self.lock:
             self.final[(op, status)] += 1
             if attempts > 1:
                 self.retried[op] += 1
                 self.first_failures[(op, first)] += 1
             self.latencies[(self.phase, op)].append(seconds)
+            self.timeline.append((started, seconds))
+
+    def slowest_since(self, start: float, end: float) -> float:
+        """The longest request that started between `start` and `end` (monotonic)."""
+        with self.lock:
+            return max((s for t, s in self.timeline if start <= t < end), default=0.0)
 
     def report(self, phase: str, seconds: float) -> None:
         every = sorted(t for (p, _), times in self.latencies.items() if p == phase for t in times)
@@ -159,7 +172,7 @@ def load(shop: Shop, url: str, tally: Tally, stop: threading.Event, retry: bool,
             op = next(ops)
             started = time.monotonic()
             status, attempts, first = send(client, shop, op, next(chats), retry)
-            tally.add(op, status, attempts, first, time.monotonic() - started)
+            tally.add(op, status, attempts, first, started, time.monotonic() - started)
 
 
 def stored_events(chats: list[str]) -> dict[str, list[int]]:
@@ -194,6 +207,7 @@ def main() -> None:
 
     database_url = os.environ.get("DATABASE_URL") or DEFAULT_URL
     setup_django(database_url)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     from tests.chats.stream_client import ResumingClient
     from tests.cluster import cluster
     from tests.server import free_port, redis_server
@@ -229,11 +243,11 @@ def main() -> None:
             started = time.monotonic()
             for loop in loops:
                 loop.start()
-            steps = []
+            steps: list[tuple[float, str]] = []  # (monotonic time, what happened)
 
             def step(name: str) -> None:
-                steps.append((round(time.monotonic() - started, 1), name))
-                print(f"{steps[-1][0]:6.1f}s {name}", flush=True)
+                steps.append((time.monotonic(), name))
+                print(f"{steps[-1][0] - started:6.1f}s {name}", flush=True)
 
             time.sleep(args.warmup)  # first requests of each worker load the catalog words
             tally.latencies.clear()
@@ -257,10 +271,16 @@ def main() -> None:
                 time.sleep(args.settle)  # longer than nginx's fail_timeout (3 s)
             for instance in running.instances:
                 step(f"SIGHUP {instance.name}")
-                instance.reload()
+                instance.reload_and_wait()
+                step(f"{instance.name} reloaded")
                 time.sleep(args.settle)
             step("load stops")
             stop.set()
+            # The slowest request that started in each step, such as a reload's pause.
+            slowest = [
+                (name, tally.slowest_since(at, until))
+                for (at, name), (until, _) in itertools.pairwise(steps)
+            ]
             for loop in loops:
                 loop.join(60)
             elapsed = time.monotonic() - started
@@ -307,6 +327,9 @@ def main() -> None:
     print("message POSTs sent again by the client:", dict(tally.retried) or "none")
     print("first answers of those:", dict(tally.first_failures) or "none")
     print("requests nginx passed to the second instance:", nginx_retries(log))
+    print("slowest request started during each step:")
+    for name, seconds in slowest:
+        print(f"    {name:28} {seconds * 1000:7.0f} ms")
     events = sum(len(v) for v in expected.values())
     print(
         f"events: {events} stored for {len(streams)} streamed chats; missing {missing}, "
