@@ -1,7 +1,7 @@
 """Gunicorn's reload (SIGHUP) without a pause: old workers serve until the new ones have booted.
 
 On SIGHUP gunicorn forks the new workers and at once tells the old ones to stop (SIGTERM). The
-new ones take seconds to load the application (4 to 12 s on a busy 2-core machine), and in the
+new ones take seconds to load the application (4 to 20 s on a busy 2-core machine), and in the
 meantime no worker accepts connections: every request, and every stream that the stopping
 workers ended, waits in the listen queue. `GeventWorker` below, told to stop while a reload is
 under way, keeps serving until the reload's workers have booted (at most `RELOAD_WAIT_SECONDS`),
