@@ -6,6 +6,7 @@ meantime no worker accepts connections: every request, and every stream that the
 workers ended, waits in the listen queue. `GeventWorker` below, told to stop while a reload is
 under way, keeps serving until the reload's workers have booted (at most `RELOAD_WAIT_SECONDS`),
 then stops as gunicorn's does: its open streams end and their clients resume on the new workers.
+A worker of the reload told to stop (gunicorn itself stopping) calls the wait off.
 
 The counts live in memory shared by the master and every worker it forks: this module is
 imported once by the master (a reload re-reads gunicorn.conf.py, but the import is cached).
@@ -44,10 +45,19 @@ def worker_booted(age: int) -> None:
             _reload[NOT_BOOTED] -= 1
 
 
-def reload_pending() -> bool:
-    """Whether workers forked by a reload are still loading the application."""
+def replacements_booting(age: int) -> bool:
+    """Whether the workers of a reload that replaces the worker of age `age` (one forked
+    before it) are still loading the application."""
     with _reload.get_lock():
-        return _reload[NOT_BOOTED] > 0
+        return _reload[NOT_BOOTED] > 0 and age < _reload[FIRST_AGE]
+
+
+def reload_called_off(age: int) -> None:
+    """A worker of the reload (age `age`) told to stop: gunicorn is stopping (it stops every
+    worker) or shrinking, and the old workers need not wait for the reload any more."""
+    with _reload.get_lock():
+        if age >= _reload[FIRST_AGE]:
+            _reload[NOT_BOOTED] = 0
 
 
 class GeventWorker(BaseGeventWorker):
@@ -59,18 +69,19 @@ class GeventWorker(BaseGeventWorker):
         # Gunicorn repeats the SIGTERM about once a second until the worker has exited.
         if self._waiting:
             return
-        if self.alive and reload_pending():
+        if self.alive and replacements_booting(self.age):
             import gevent
 
             self._waiting = True
             gevent.spawn(self._stop_after_reload)
             return
+        reload_called_off(self.age)
         super().handle_exit(sig, frame)
 
     def _stop_after_reload(self) -> None:
         import gevent
 
         deadline = time.monotonic() + RELOAD_WAIT_SECONDS
-        while reload_pending() and time.monotonic() < deadline:
+        while replacements_booting(self.age) and time.monotonic() < deadline:
             gevent.sleep(0.1)
         self.alive = False
