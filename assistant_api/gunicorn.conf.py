@@ -3,7 +3,7 @@
 import multiprocessing
 import os
 
-from assistant_api import server_errors
+from assistant_api import gunicorn_reload, server_errors
 from infrastructure.worker_tuning import freeze_startup_objects, yield_to_other_connections
 
 # Gunicorn's own 400/431/501 pages (malformed HTTP) as JSON bodies, as docs/api.md#malformed-http
@@ -11,7 +11,9 @@ from infrastructure.worker_tuning import freeze_startup_objects, yield_to_other_
 server_errors.install()
 
 bind = f"{os.environ.get('HOST', '127.0.0.1')}:{os.environ.get('PORT', '8000')}"
-worker_class = "gevent"
+# Gunicorn's gevent worker, whose reload (SIGHUP) keeps the old workers serving until the new
+# ones have booted (assistant_api/gunicorn_reload.py).
+worker_class = "assistant_api.gunicorn_reload.GeventWorker"
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count())))
 # Each open event stream holds one greenlet and one socket; this caps connections per worker
 # (gevent's default, 1000, would cap streams). The open-file limit (`ulimit -n`) must be higher.
@@ -44,6 +46,8 @@ def post_worker_init(worker):
 
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
+    # The workers this one replaces (a reload) may stop now.
+    gunicorn_reload.worker_booted(worker.age)
 
     def watch() -> None:
         while worker.alive:
@@ -51,6 +55,11 @@ def post_worker_init(worker):
         shutdown_hub()
 
     gevent.spawn(watch)
+
+
+def on_reload(server):
+    """The old workers serve until the reload's new ones have booted."""
+    gunicorn_reload.reload_started(last_age=server.worker_age, workers=server.cfg.workers)
 
 
 def post_request(worker, req, environ, resp):

@@ -16,7 +16,9 @@ each instance out of nginx (`down`, reload) before stopping it and puts it back 
 
 A request is lost when its final answer is not its normal status (201 for creations, 200 for
 reads). An event is lost when a stream that was open all along does not receive an event the
-database holds for its chat, or receives one twice.
+database holds for its chat, or receives one twice; the streams are judged once each has caught
+up (or 60 s after the load stopped). Each SIGHUP step lasts until every worker of the instance
+is a new one; the report gives the slowest request started in each step (a pause shows there).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import argparse
 import collections
 import itertools
+import logging
 import os
 import re
 import sys
@@ -83,15 +86,28 @@ class Tally:
     latencies: collections.defaultdict = field(
         default_factory=lambda: collections.defaultdict(list)
     )
-    phase: str = "steady"
+    # The phase a request started in: "warmup" requests are left out of the report.
+    phase: str = "warmup"
+    # (monotonic start, seconds) of every request, to find the slowest one of each step
+    timeline: list = field(default_factory=list)
+    # (monotonic start, op, final status, error of the last attempt) of abnormal answers
+    abnormal: list = field(default_factory=list)
 
-    def add(self, op: str, status: int, attempts: int, first: int, seconds: float) -> None:
+    def add(self, op: str, sent: Sent, phase: str, started: float, seconds: float) -> None:
         with self.lock:
-            self.final[(op, status)] += 1
-            if attempts > 1:
+            self.final[(op, sent.status)] += 1
+            if sent.attempts > 1:
                 self.retried[op] += 1
-                self.first_failures[(op, first)] += 1
-            self.latencies[(self.phase, op)].append(seconds)
+                self.first_failures[(op, sent.first)] += 1
+            self.latencies[(phase, op)].append(seconds)
+            self.timeline.append((started, seconds))
+            if sent.status != NORMAL[op]:
+                self.abnormal.append((started, op, sent.status, sent.error))
+
+    def slowest_since(self, start: float, end: float) -> float:
+        """The longest request that started between `start` and `end` (monotonic)."""
+        with self.lock:
+            return max((s for t, s in self.timeline if start <= t < end), default=0.0)
 
     def report(self, phase: str, seconds: float) -> None:
         every = sorted(t for (p, _), times in self.latencies.items() if p == phase for t in times)
@@ -112,15 +128,24 @@ class Tally:
 
 
 NORMAL = {"create_chat": 201, "message": 201, "history": 200, "get_chat": 200, "pdp": 200}
+READS = {"history", "get_chat"}
 
 
-def send(client: httpx.Client, shop: Shop, op: str, chat: str, retry: bool) -> tuple[int, int, int]:
-    """(final status, attempts, first status or 0 for a connection failure)."""
+@dataclass
+class Sent:
+    status: int  # the final answer's, 0 for a connection failure
+    attempts: int
+    first: int  # the first attempt's status
+    error: str  # the exception of the last attempt, if it failed
+
+
+def send(client: httpx.Client, shop: Shop, op: str, chat: str, retry: bool) -> Sent:
     key = str(uuid.uuid4())
     attempts = 0
     first = None
     while True:
         attempts += 1
+        error = ""
         try:
             if op == "create_chat":
                 response = client.post("/v1/chats", json={"chatbotId": shop.chatbot_id})
@@ -140,15 +165,19 @@ def send(client: httpx.Client, shop: Shop, op: str, chat: str, retry: bool) -> t
                     json={"organizationId": shop.organization_id, "url": shop.product_url},
                 )
             status = response.status_code
-        except httpx.TransportError:
-            status = 0
+        except httpx.TransportError as exc:
+            status, error = 0, type(exc).__name__
         first = status if first is None else first
-        # Only the message POST is safe to send again (its Idempotency-Key); GETs were retried
-        # by nginx already.
+        # The message POST is safe to send again (its Idempotency-Key). nginx retried GETs on
+        # the instances already; a GET whose connection to nginx failed is sent again once, as
+        # browsers and HTTP libraries do when a kept-alive connection was closed under them
+        # (nginx's graceful reload, in --drain, closes its idle client connections).
         if retry and op == "message" and (status == 0 or status in RETRYABLE) and attempts < 5:
             time.sleep(0.2)
             continue
-        return status, attempts, first
+        if retry and op in READS and status == 0 and attempts < 2:
+            continue
+        return Sent(status, attempts, first, error)
 
 
 def load(shop: Shop, url: str, tally: Tally, stop: threading.Event, retry: bool, n: int) -> None:
@@ -157,9 +186,9 @@ def load(shop: Shop, url: str, tally: Tally, stop: threading.Event, retry: bool,
     with httpx.Client(base_url=url, headers={"x-api-key": shop.key}, timeout=30) as client:
         while not stop.is_set():
             op = next(ops)
-            started = time.monotonic()
-            status, attempts, first = send(client, shop, op, next(chats), retry)
-            tally.add(op, status, attempts, first, time.monotonic() - started)
+            phase, started = tally.phase, time.monotonic()
+            sent = send(client, shop, op, next(chats), retry)
+            tally.add(op, sent, phase, started, time.monotonic() - started)
 
 
 def stored_events(chats: list[str]) -> dict[str, list[int]]:
@@ -194,6 +223,7 @@ def main() -> None:
 
     database_url = os.environ.get("DATABASE_URL") or DEFAULT_URL
     setup_django(database_url)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
     from tests.chats.stream_client import ResumingClient
     from tests.cluster import cluster
     from tests.server import free_port, redis_server
@@ -229,14 +259,14 @@ def main() -> None:
             started = time.monotonic()
             for loop in loops:
                 loop.start()
-            steps = []
+            steps: list[tuple[float, str]] = []  # (monotonic time, what happened)
 
             def step(name: str) -> None:
-                steps.append((round(time.monotonic() - started, 1), name))
-                print(f"{steps[-1][0]:6.1f}s {name}", flush=True)
+                steps.append((time.monotonic(), name))
+                print(f"{steps[-1][0] - started:6.1f}s {name}", flush=True)
 
             time.sleep(args.warmup)  # first requests of each worker load the catalog words
-            tally.latencies.clear()
+            tally.phase = "steady"
             started = time.monotonic()
             time.sleep(args.steady)
             steady_seconds = time.monotonic() - started
@@ -257,10 +287,16 @@ def main() -> None:
                 time.sleep(args.settle)  # longer than nginx's fail_timeout (3 s)
             for instance in running.instances:
                 step(f"SIGHUP {instance.name}")
-                instance.reload()
+                instance.reload_and_wait()
+                step(f"{instance.name} reloaded")
                 time.sleep(args.settle)
             step("load stops")
             stop.set()
+            # The slowest request that started in each step, such as a reload's pause.
+            slowest = [
+                (name, tally.slowest_since(at, until))
+                for (at, name), (until, _) in itertools.pairwise(steps)
+            ]
             for loop in loops:
                 loop.join(60)
             elapsed = time.monotonic() - started
@@ -299,14 +335,19 @@ def main() -> None:
     total = sum(tally.final.values())
     abnormal = {k: v for k, v in tally.final.items() if v and NORMAL[k[0]] != k[1]}
     print()
-    print(f"requests: {total} in {elapsed:.0f} s, {args.clients} client loops")
+    print(f"requests: {total} (warm-up included), {args.clients} client loops")
     tally.report("steady", steady_seconds)
     tally.report("restarts", elapsed - steady_seconds)
     print("final statuses:", dict(sorted(tally.final.items())))
     print("not answered with their normal status:", abnormal or "none")
-    print("message POSTs sent again by the client:", dict(tally.retried) or "none")
+    for at, op, status, error in tally.abnormal:
+        print(f"    {op} started at {at - started:.1f} s: {status} {error}")
+    print("requests sent again by the client:", dict(tally.retried) or "none")
     print("first answers of those:", dict(tally.first_failures) or "none")
     print("requests nginx passed to the second instance:", nginx_retries(log))
+    print("slowest request started during each step:")
+    for name, seconds in slowest:
+        print(f"    {name:28} {seconds * 1000:7.0f} ms")
     events = sum(len(v) for v in expected.values())
     print(
         f"events: {events} stored for {len(streams)} streamed chats; missing {missing}, "

@@ -186,7 +186,8 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
         [[_json_value(field, event) for field in fields] for event in events], allow_nan=False
     )
     own_transaction = not connection.in_atomic_block
-    params = [rows, EVENTS_CHANNEL] if notify else [rows]
+    chat = str(events[0].chat_id)  # a publisher writes the events of one chat
+    params = [chat, rows, EVENTS_CHANNEL] if notify else [chat, rows]
     with connection.cursor() as cursor:
         cursor.execute(_insert_sql(notify=notify, own_transaction=own_transaction), params)
         return sorted(row[0] for row in cursor.fetchall())
@@ -207,10 +208,16 @@ def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
         outputs.append("pg_notify(%s, e.chat_id::text || ':' || e.seq::text)")
     if own_transaction:
         outputs.append("set_config('synchronous_commit', 'off', true)")
+    # One chat's writes take their turns (a lock on the chat until the commit, taken before
+    # the rows' sequence numbers): a chat's events commit in seq order, so a stream never sends
+    # an event while one of the chat with a lower seq may still commit, and a client resuming
+    # after the last event it received (Last-Event-ID) misses nothing. Other chats never wait.
     # Sequence numbers are taken in the order the rows are inserted: the array's.
     return (
-        f"WITH e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
-        f"SELECT {values} FROM jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
+        "WITH turn AS MATERIALIZED "
+        "(SELECT pg_advisory_xact_lock(hashtextextended('chat-events:' || %s, 0))), "
+        f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
+        f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
         "ORDER BY n RETURNING seq, chat_id) "
         f"SELECT {', '.join(outputs)} FROM e"
     )

@@ -205,6 +205,25 @@ class Instance:
         assert self.process is not None
         self.process.send_signal(signal.SIGHUP)
 
+    def workers(self) -> set[int]:
+        """The process ids of the instance's workers (gunicorn's child processes)."""
+        assert self.process is not None
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return {int(child) for child in children}
+
+    def reload_and_wait(self, timeout: float = 60) -> None:
+        """reload(), then waits until every worker of the instance is a new one and one of
+        them answers (all of them, with one worker per instance)."""
+        old = self.workers()
+        count = len(old)
+        self.reload()
+        deadline = time.monotonic() + timeout
+        while (workers := self.workers()) & old or len(workers) != count:
+            assert time.monotonic() < deadline, f"workers {workers} after reload, {old} before"
+            time.sleep(0.1)
+        wait_until_ready(self.url, timeout=max(1.0, deadline - time.monotonic()))
+
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
 

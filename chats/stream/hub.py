@@ -9,10 +9,11 @@ Sequence order is not commit order: a transaction that took a lower `seq` may co
 that took a higher `seq`. The hub therefore never trusts "everything up to the highest seq seen"
 at once. It keeps `floor`, a seq that was already committed `LATE_COMMIT_SECONDS` ago, reads
 everything above `floor` that it has not seen yet (`known`), and only moves `floor` forward once
-that time has passed. An event whose transaction takes longer than that between taking its
-sequence number and committing could be missed by live streams (EventPublisher commits each event
-in its own short transaction); a reconnect with `Last-Event-ID` would still not send it, since it
-is older than what the client saw.
+that time has passed; a new process starts from the highest seq of the events created that
+long ago (`hub_subscribe`). An event committed longer than that after it was created or took its
+sequence number could be missed by live streams (EventPublisher commits each event, or a buffered
+reply's events, in one short statement); a reconnect with `Last-Event-ID` would still not send
+it, since it is older than what the client saw.
 
 The primitives are `threading`'s: under gunicorn's gevent worker they are monkey-patched into
 greenlet ones, under `runserver` or the test client they are real threads.
@@ -96,6 +97,11 @@ class Subscription:
         self._hub.unsubscribe(self)
 
     @property
+    def server_stopping(self) -> bool:
+        """Whether the stream ended because its process is stopping (not its client)."""
+        return self._hub.stopped.is_set()
+
+    @property
     def floor(self) -> int:
         return self._hub.floor or 0
 
@@ -175,11 +181,11 @@ class Hub:
         """Whether a notified event still has to be read."""
         return seq not in self.known and (self.floor is None or seq > self.floor)
 
-    def start(self, top: int) -> None:
-        """Live delivery starts after `top`, a seq read before the first stream subscribed;
-        each stream reads anything older itself (its replay) after subscribing."""
+    def start(self, floor: int) -> None:
+        """Live delivery starts after `floor`, a seq committed before the first stream
+        subscribed; each stream reads anything older itself (its replay) after subscribing."""
         if self.floor is None:
-            self.floor = top
+            self.floor = floor
 
     def deliver(
         self, *, top: int, events: Iterable[Event], full: bool = True, now: float | None = None

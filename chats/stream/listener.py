@@ -204,10 +204,8 @@ def _refresh(
     hub: Hub, source: PostgresSource | PollingSource, chats: list[UUID] | None = None
 ) -> None:
     """Reads and delivers the unseen events of `chats`, or of every followed chat (a full
-    read, the only kind that lets the hub's floor move)."""
-    if hub.floor is None:
-        top, _ = source.fetch(chats=[], floor=0, known=())
-        hub.start(top)
+    read, the only kind that lets the hub's floor move). The hub has its floor already: the
+    listener starts with the process's first stream (hub_subscribe)."""
     full = chats is None
     top, events = source.fetch(
         chats=hub.chats() if chats is None else chats, floor=hub.floor or 0, known=hub.known

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.conf import settings
+from django.utils import timezone
 
-from chats.stream.hub import Hub, Subscription
+from chats.stream.hub import LATE_COMMIT_SECONDS, Hub, Subscription
 from chats.stream.listener import run_listener
 
 _hub: Hub | None = None
@@ -29,13 +31,18 @@ def get_hub() -> Hub:
         return _hub
 
 
-def hub_subscribe(chat_id: UUID, *, top: Callable[[], int]) -> Subscription:
-    """A subscription to the chat's new events on this process's hub. The first stream of
-    the process fixes where live delivery starts (`top()`, the highest committed seq), before
-    its own replay reads, so nothing committed in between is missed."""
+def hub_subscribe(chat_id: UUID, *, settled: Callable[[datetime], int]) -> Subscription:
+    """A subscription to the chat's new events on this process's hub.
+
+    The first stream of the process fixes where live delivery starts, before its own replay
+    reads: `settled(before)`, the highest seq of an event created before `before`, taken
+    `LATE_COMMIT_SECONDS` back. Not the highest committed seq: a reply that took lower seqs
+    may still be committing (a worker started by a deploy opens its first streams while other
+    workers write replies), and its events would be neither in the replay nor delivered live.
+    The listener's first reads then cover those seconds; streams drop what they replayed."""
     hub = get_hub()
     if hub.floor is None:
-        hub.start(top())
+        hub.start(settled(timezone.now() - timedelta(seconds=LATE_COMMIT_SECONDS)))
     return hub.subscribe(chat_id)
 
 

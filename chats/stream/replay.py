@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Max
-
 from chats.models import Chat, Event
 
 # A stream opened without a resume position first gets the chat's events this recent, so a
@@ -24,6 +22,9 @@ def event_replay(*, chat: Chat, after: int | None, now: datetime) -> list[Event]
     return list(events.order_by("seq"))
 
 
-def event_top() -> int:
-    """The highest committed event seq (0 when there is none)."""
-    return Event.objects.aggregate(top=Max("seq"))["top"] or 0
+def event_settled(before: datetime) -> int:
+    """The highest seq of an event created before `before` (0 when there is none): a backward
+    scan of the primary key over the events created since."""
+    seqs = Event.objects.filter(created_at__lt=before).order_by("-seq").values_list("seq")
+    first = seqs.first()
+    return first[0] if first else 0

@@ -30,12 +30,12 @@ from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import digits_value
 from chats.models import Chat, Event
 from chats.selectors import chat_get
-from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame
+from chats.stream.framing import KEEP_ALIVE, RETRY, event_frame, stopping_retry
 from chats.stream.hangup import watch_hangup
 from chats.stream.hub import Delivery, Subscription
 from chats.stream.places import RETRY_AFTER_SECONDS, TOO_MANY_STREAMS, stream_places
 from chats.stream.process_hub import get_hub, hub_subscribe
-from chats.stream.replay import RECENT_WINDOW, event_replay, event_top
+from chats.stream.replay import RECENT_WINDOW, event_replay, event_settled
 from chats.token_auth import request_chat_key
 
 logger = logging.getLogger("chats.stream")
@@ -79,7 +79,7 @@ def open_stream(
     now = timezone.now()
     # Subscribe before reading the replay: an event committed in between is then either in
     # the replay or delivered live (the stream drops the second copy).
-    subscription = hub_subscribe(chat.id, top=event_top)
+    subscription = hub_subscribe(chat.id, settled=event_settled)
     try:
         replay = event_replay(chat=chat, after=after, now=now)
     except BaseException:
@@ -217,6 +217,9 @@ class EventStream:
                 # The hub never delivers an event at or below its floor again.
                 floor = self.subscription.floor
                 sent = {seq for seq in sent if seq > floor}
+        if self.subscription.server_stopping:
+            # Its client resumes on another process sooner than after the usual 3 s.
+            yield stopping_retry()
 
     def _wanted(self, delivery: Delivery, sent: set[int]) -> bool:
         if delivery.seq in sent:

@@ -42,7 +42,7 @@ from chats.services_messages import (
 )
 from chats.stream.framing import KEEP_ALIVE
 from chats.stream.process_hub import hub_subscribe
-from chats.stream.replay import event_top
+from chats.stream.replay import event_settled
 from chats.token_auth import request_chat_key
 from chats.ui.chunks import DONE, HEADERS, ReplyChunks, chunk_frame, reply_message_id
 from chats.ui.replies import REPLY_AT_MOST, answer_stored_since, running_reply_start
@@ -100,7 +100,7 @@ def ui_chat_stream(request: HttpRequest, chatId: str) -> HttpResponseBase:
         if start is None:
             connection_release()
             return HttpResponse(status=204)
-        subscription = hub_subscribe(chat.id, top=event_top)
+        subscription = hub_subscribe(chat.id, settled=event_settled)
     except Exception as exc:
         return error_response(exc, request)
     events = ResumedEvents(chat, subscription, after=start.seq - 1, reply_to_seq=start.reply_to_seq)

@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.authentication import INVALID_KEY, MISSING_KEY
@@ -225,6 +225,49 @@ def test_concurrent_replies_in_one_chat_arrive_exactly_once(live, tenant):
     assert sorted(received) == sorted(seq for seqs in published.values() for seq in seqs)
     for seqs in published.values():  # each writer's own events stay in its commit order
         assert [seq for seq in received if seq in seqs] == seqs
+
+
+def test_a_reply_waits_for_the_chats_earlier_one_so_resuming_misses_nothing(live, tenant):
+    # Given a reply of the chat whose transaction took its sequence number and has not
+    # committed yet, and a stream of the chat
+    chat = ChatFactory(organization=tenant.organization, chatbot=tenant.chatbot)
+    taken, commit = threading.Event(), threading.Event()
+    first: list[int] = []
+    second: list[int] = []
+
+    def write_first() -> None:
+        try:
+            with transaction.atomic():
+                first.append(EventPublisher(chat_id=chat.id).chunk("first ").seq)
+                taken.set()
+                commit.wait(30)
+        finally:
+            connection.close()
+
+    def write_second() -> None:
+        try:
+            second.append(EventPublisher(chat_id=chat.id).chunk("second ").seq)
+        finally:
+            connection.close()
+
+    writers = [threading.Thread(target=write_first), threading.Thread(target=write_second)]
+    with StreamReader(stream_url(live, chat), {"x-api-key": tenant.key}) as reader:
+        try:
+            writers[0].start()
+            assert taken.wait(10)
+            # When a second reply of the chat is written meanwhile
+            writers[1].start()
+            # Then the stream gets nothing until the first commits: had it sent the second
+            # reply's event, a client resuming after it (Last-Event-ID) would never get the
+            # first one, whose seq is lower
+            assert reader.quiet_for(1.0) == []
+        finally:
+            commit.set()
+            for writer in writers:
+                writer.join(10)
+        received = [int(event.id) for event in reader.events(2)]
+    assert received == first + second
+    assert first[0] < second[0]
 
 
 def test_unauthenticated_and_unknown_chats_get_json_errors(live, tenant, other_tenant):

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.services import api_key_issue
 from accounts.usage import QUOTA_REACHED
@@ -275,3 +275,105 @@ def test_stopping_an_instance_moves_its_streams_to_the_other_losing_nothing(depl
         assert set(client.opens) == {200}
     # The three streams nginx gave the stopped instance reconnected.
     assert sum(len(client.opens) > 1 for client in clients) >= 3
+
+
+def test_a_stream_on_a_reloaded_worker_gets_a_reply_that_was_being_written(deployment):
+    # Given a reply of one chat whose transaction took its sequence numbers and has not
+    # committed yet, while an event of another chat, with a higher seq, is already committed
+    tenant = make_tenant()
+    chat, other = ChatFactory(chatbot=tenant.chatbot), ChatFactory(chatbot=tenant.chatbot)
+    seen = EventPublisher(chat_id=chat.id).chunk("seen ")
+    for instance in deployment.instances:
+        instance.reload_and_wait()  # every worker is new: no stream has opened on it yet
+    taken = threading.Event()
+    commit = threading.Event()
+    pending: list[int] = []
+
+    def write_late() -> None:
+        try:
+            with transaction.atomic():
+                pending.append(EventPublisher(chat_id=chat.id).chunk("late ").seq)
+                taken.set()
+                commit.wait(30)
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=write_late)
+    writer.start()
+    try:
+        assert taken.wait(10)
+        later = EventPublisher(chat_id=other.id).chunk("later ")
+        assert later.seq > pending[0]
+        # When the chat's stream resumes on a new worker (the first stream that worker opens)
+        # and the reply commits
+        url = f"{deployment.url}/v1/chats/{chat.id}/messages/events"
+        headers = {"x-api-key": tenant.key, "Last-Event-ID": str(seen.seq)}
+        with StreamReader(url, headers) as reader:
+            commit.set()
+            writer.join(10)
+            # Then the stream sends the reply's event
+            (received,) = reader.events(1, timeout=5)
+    finally:
+        commit.set()
+        writer.join(10)
+    assert received.id == str(pending[0])
+
+
+def test_a_reload_keeps_answering_and_its_streams_lose_nothing(deployment):
+    # Given four clients following a chat's stream through nginx, and a client polling
+    tenant = make_tenant()
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    url = f"{deployment.url}/v1/chats/{chat.id}/messages/events"
+    clients = [ResumingClient(url, tenant.key) for _ in range(4)]
+    for client in clients:
+        client.thread.start()
+        assert client.opened.wait(15)
+    stop = threading.Event()
+    answers: list[tuple[int, float]] = []
+    published: list[int] = []
+
+    def poll() -> None:
+        with httpx.Client(base_url=deployment.url, timeout=60) as client:
+            while not stop.is_set():
+                started = time.monotonic()
+                status = client.get("/healthz").status_code
+                answers.append((status, time.monotonic() - started))
+                time.sleep(0.05)
+
+    def publish() -> None:
+        publisher = EventPublisher(chat_id=chat.id)
+        try:
+            while not stop.is_set():
+                published.append(publisher.chunk(f"w{len(published)} ").seq)
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=poll), threading.Thread(target=publish)]
+    try:
+        for thread in threads:
+            thread.start()
+        # When both instances reload (SIGHUP), one after the other
+        for instance in deployment.instances:
+            instance.reload_and_wait()
+        time.sleep(1)
+        stop.set()
+        for thread in threads:
+            thread.join(30)
+        deadline = time.monotonic() + 30
+        while any(len(client.ids) < len(published) for client in clients):
+            assert time.monotonic() < deadline, [len(client.ids) for client in clients]
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        for client in clients:
+            client.stopping.set()
+
+    # Then no request waited for the new workers to load the application (seconds), and
+    # every client, its stream ended by an old worker, resumed with every event once, in order
+    assert {status for status, _ in answers} == {200}
+    assert max(seconds for _, seconds in answers) < 2.0, sorted(s for _, s in answers)[-5:]
+    for client in clients:
+        assert client.ids == published
+        assert set(client.opens) == {200}
+        assert len(client.opens) > 1
