@@ -23,6 +23,20 @@ from accounts.models import DailyUsage, Organization
 from assistant_api.errors import TooManyRequestsError
 
 QUOTA_REACHED = "Monthly message quota reached"
+USAGE_COUNTERS = ("messages", "chats", "pdp_requests")
+_USAGE_TABLE = connection.ops.quote_name(DailyUsage._meta.db_table)
+
+
+@dataclass(frozen=True)
+class UsageCounts:
+    """What to add to one day's usage row (chatbot None: usage of no chatbot)."""
+
+    organization_id: uuid.UUID
+    chatbot_id: uuid.UUID | None
+    day: dt.date
+    messages: int = 0
+    chats: int = 0
+    pdp_requests: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,16 +127,6 @@ def usage_add(
         usage_add_portable(counts)
 
 
-@dataclass(frozen=True)
-class UsageCounts:
-    organization_id: uuid.UUID
-    chatbot_id: uuid.UUID | None
-    day: dt.date
-    messages: int = 0
-    chats: int = 0
-    pdp_requests: int = 0
-
-
 def usage_add_portable(counts: UsageCounts) -> None:
     """`usage_add` through the ORM: an UPDATE, and the row created when there was none."""
     key = {
@@ -144,14 +148,9 @@ def usage_add_portable(counts: UsageCounts) -> None:
 
 def usage_add_postgresql(counts: UsageCounts) -> None:
     """`usage_add` in one statement, which settles a race for the day's row itself."""
-    rows = "SELECT %(organization_id)s, %(chatbot_id)s, %(day)s, %(messages)s, %(chats)s, "
-    rows += "%(pdp_requests)s"
-    sql = usage_upsert_sql(rows, bound=counts.chatbot_id is not None)
+    sql = _ADD_BOUND_SQL if counts.chatbot_id is not None else _ADD_UNBOUND_SQL
     with connections[router.db_for_write(DailyUsage)].cursor() as cursor:
         cursor.execute(sql, asdict(counts))
-
-
-USAGE_COUNTERS = ("messages", "chats", "pdp_requests")
 
 
 def usage_upsert_sql(rows: str, *, bound: bool) -> str:
@@ -173,7 +172,10 @@ def usage_upsert_sql(rows: str, *, bound: bool) -> str:
     )
 
 
-_USAGE_TABLE = connection.ops.quote_name(DailyUsage._meta.db_table)
+_ONE_ROW = "SELECT %(organization_id)s, %(chatbot_id)s, %(day)s, %(messages)s, %(chats)s, "
+_ONE_ROW += "%(pdp_requests)s"
+_ADD_BOUND_SQL = usage_upsert_sql(_ONE_ROW, bound=True)
+_ADD_UNBOUND_SQL = usage_upsert_sql(_ONE_ROW, bound=False)
 
 
 def quota_headers(*, organization: Organization) -> dict[str, str]:
