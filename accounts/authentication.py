@@ -25,6 +25,8 @@ from accounts.failed_auth import failed_auth_count, failed_auth_refuse_blocked
 from accounts.key_cache import api_key_lookup, api_key_remember_use
 from accounts.models import ApiKey, Organization
 
+# The `WWW-Authenticate` of a 401: makes DRF answer 401, not 403, when the key is missing.
+AUTHENTICATE = 'Bearer realm="api"'
 MISSING_KEY = "Missing API key: send it in the x-api-key header"
 INVALID_KEY = "Invalid API key"
 REVOKED_KEY = "API key revoked"
@@ -150,12 +152,12 @@ def touch_last_used(api_key: ApiKey, now) -> None:
 
 class ApiKeyAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[ApiClient, ApiKey] | None:
-        key = key_from_headers(request)
+        # The Django request: DRF's proxies each attribute it lacks, a little slower.
+        key = key_from_headers(request._request)
         if key is None:
             return None
-        api_key = authenticate_request_key(request, key)
+        api_key = authenticate_request_key(request._request, key)
         return ApiClient(api_key=api_key, organization=api_key.organization), api_key
 
     def authenticate_header(self, request: Request) -> str:
-        # Makes DRF answer 401 (not 403) when the key is missing.
-        return 'Bearer realm="api"'
+        return AUTHENTICATE

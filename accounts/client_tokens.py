@@ -32,7 +32,7 @@ TOKEN_INVALID = "Invalid token"
 TOKEN_KEY_REVOKED = "Token revoked: the API key that issued it was revoked"
 TOKEN_KEY_EXPIRED = "Token revoked: the API key that issued it has expired"
 TOKEN_OTHER_ENVIRONMENT = "This token belongs to another environment"
-# What a 401 says about the scheme (as for API keys, assistant_api/plain_get.py).
+# What a 401 says about the scheme, as for API keys (accounts/authentication.py AUTHENTICATE).
 _AUTHENTICATE = {"WWW-Authenticate": 'Bearer realm="api"'}
 
 

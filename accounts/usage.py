@@ -1,6 +1,8 @@
 """Usage records and the monthly message quota (docs/api.md#monthly-message-quota).
 
-Usage is counted per organization, chatbot and UTC day. The quota check locks the
+Usage is counted per organization, chatbot and UTC day, by one upsert written here twice side
+by side: through the ORM, and as one PostgreSQL statement that the writes counting usage on
+PostgreSQL (chat creation, an unmetered user message) also embed. The quota check locks the
 organization's row for the short transaction that stores a user message, so N parallel
 messages against k < N remaining store exactly k (on SQLite the write lock taken at BEGIN
 serializes them the same way).
@@ -11,9 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import math
 import uuid
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, connections, router, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
@@ -21,6 +23,20 @@ from accounts.models import DailyUsage, Organization
 from assistant_api.errors import TooManyRequestsError
 
 QUOTA_REACHED = "Monthly message quota reached"
+USAGE_COUNTERS = ("messages", "chats", "pdp_requests")
+_USAGE_TABLE = connection.ops.quote_name(DailyUsage._meta.db_table)
+
+
+@dataclass(frozen=True)
+class UsageCounts:
+    """What to add to one day's usage row (chatbot None: usage of no chatbot)."""
+
+    organization_id: uuid.UUID
+    chatbot_id: uuid.UUID | None
+    day: dt.date
+    messages: int = 0
+    chats: int = 0
+    pdp_requests: int = 0
 
 
 @dataclass(frozen=True)
@@ -97,9 +113,28 @@ def usage_add(
     day: dt.date | None = None,
 ) -> None:
     """Adds to the day's usage row, creating it on first use (safe under concurrency)."""
-    day = day or timezone.now().astimezone(dt.UTC).date()
-    key = {"organization_id": organization_id, "chatbot_id": chatbot_id, "day": day}
-    increments = {"messages": messages, "chats": chats, "pdp_requests": pdp_requests}
+    counts = UsageCounts(
+        organization_id=organization_id,
+        chatbot_id=chatbot_id,
+        day=day or timezone.now().astimezone(dt.UTC).date(),
+        messages=messages,
+        chats=chats,
+        pdp_requests=pdp_requests,
+    )
+    if connections[router.db_for_write(DailyUsage)].vendor == "postgresql":
+        usage_add_postgresql(counts)
+    else:
+        usage_add_portable(counts)
+
+
+def usage_add_portable(counts: UsageCounts) -> None:
+    """`usage_add` through the ORM: an UPDATE, and the row created when there was none."""
+    key = {
+        "organization_id": counts.organization_id,
+        "chatbot_id": counts.chatbot_id,
+        "day": counts.day,
+    }
+    increments = {name: getattr(counts, name) for name in USAGE_COUNTERS}
     changes = {field: F(field) + amount for field, amount in increments.items() if amount}
     if DailyUsage.objects.filter(**key).update(**changes):
         return
@@ -109,6 +144,38 @@ def usage_add(
     except IntegrityError:
         # Another request created the day's row first: add to it.
         DailyUsage.objects.filter(**key).update(**changes)
+
+
+def usage_add_postgresql(counts: UsageCounts) -> None:
+    """`usage_add` in one statement, which settles a race for the day's row itself."""
+    sql = _ADD_BOUND_SQL if counts.chatbot_id is not None else _ADD_UNBOUND_SQL
+    with connections[router.db_for_write(DailyUsage)].cursor() as cursor:
+        cursor.execute(sql, asdict(counts))
+
+
+def usage_upsert_sql(rows: str, *, bound: bool) -> str:
+    """PostgreSQL's usage upsert: adds the counts of `rows`, a query giving (organization id,
+    chatbot id, day, messages, chats, PDP requests), to their day's row, creating it if new.
+
+    The one text of it, which chat creation and the unmetered user message
+    (chats/services.py, chats/message_insert.py) also run inside their own statements.
+    `bound`: the rows have a chatbot, and conflict on usage_org_bot_day_unique; rows without
+    one (NULLs are distinct there) on the partial usage_org_day_unbound_unique.
+    """
+    target = "(organization_id, chatbot_id, day)" if bound else "(organization_id, day)"
+    target += "" if bound else " WHERE chatbot_id IS NULL"
+    added = ", ".join(f"{name} = usage.{name} + EXCLUDED.{name}" for name in USAGE_COUNTERS)
+    return (
+        f"INSERT INTO {_USAGE_TABLE} AS usage "
+        f"(organization_id, chatbot_id, day, {', '.join(USAGE_COUNTERS)}) {rows} "
+        f"ON CONFLICT {target} DO UPDATE SET {added}"
+    )
+
+
+_ONE_ROW = "SELECT %(organization_id)s, %(chatbot_id)s, %(day)s, %(messages)s, %(chats)s, "
+_ONE_ROW += "%(pdp_requests)s"
+_ADD_BOUND_SQL = usage_upsert_sql(_ONE_ROW, bound=True)
+_ADD_UNBOUND_SQL = usage_upsert_sql(_ONE_ROW, bound=False)
 
 
 def quota_headers(*, organization: Organization) -> dict[str, str]:

@@ -8,13 +8,14 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.db import DatabaseError, InterfaceError, OperationalError
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from accounts.authentication import MISSING_KEY
+from accounts.authentication import AUTHENTICATE, MISSING_KEY
 from assistant_api import errors
+from assistant_api.renderers import json_response
 
 logger = logging.getLogger("assistant_api.errors")
 
@@ -73,3 +74,18 @@ def _message_for(exc: Exception) -> str:
     if isinstance(detail, str) and str(detail) != str(default):
         return str(detail)
     return _DRF_MESSAGES.get(type(exc)) or str(default or errors.INTERNAL_ERROR)
+
+
+def error_response(exc: Exception, request: HttpRequest) -> HttpResponse:
+    """What a DRF view would answer for `exc`, for the plain Django views (the public PDP GET,
+    the event streams): the same handler, the same body and headers."""
+    if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
+        exc.auth_header = AUTHENTICATE  # type: ignore[union-attr]  # as APIView sets it
+    handled = exception_handler(exc, {"request": request})
+    if handled is None:  # never: the handler answers every exception
+        raise exc
+    response = json_response(handled.data, status=handled.status_code)
+    for name, value in handled.items():
+        if name.lower() != "content-type":
+            response[name] = value
+    return response

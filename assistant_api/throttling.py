@@ -146,7 +146,7 @@ def rate_limit(scope: str, ident: str | None, setting: str) -> None:
 
 
 def key_rate_limit(api_key) -> None:
-    """The per-key limit, for views outside DRF (the event stream, assistant_api/plain_get.py)."""
+    """The per-key limit, for views outside DRF (the event streams)."""
     rate_limit(ApiKeyRateThrottle.scope, api_key.prefix, ApiKeyRateThrottle.setting)
 
 
@@ -187,4 +187,4 @@ class PublicRateThrottle(_RateThrottle):
     setting = "RATE_LIMIT_PUBLIC"
 
     def ident(self, request: Request) -> str | None:
-        return client_address(request) or None
+        return client_address(request._request) or None

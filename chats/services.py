@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import uuid
 
-from django.db import connections, router, transaction
+from django.db import connection, connections, router, transaction
 from django.utils import timezone
 
 from accounts.models import Chatbot, Organization
-from accounts.usage import usage_add
+from accounts.usage import usage_add, usage_upsert_sql
 from assistant_api.errors import NotFoundError
 from chats.models import Chat, Message, MessageType
 from infrastructure.prepared import PreparedQuery
 
 CHATBOT_NOT_FOUND = "Chatbot not found"
+quote_name = connection.ops.quote_name
 
 # What str.strip() removes, so PostgreSQL trims a greeting exactly as Python does (its
 # btrim() alone trims spaces only). No white space character lies above U+3000.
@@ -22,25 +23,23 @@ WHITESPACE = "".join(chr(code) for code in range(0x3001) if chr(code).isspace())
 # Creating a chat is the hottest write: on PostgreSQL one statement does it all, in
 # one round trip, atomic without BEGIN and COMMIT. Its parts share one snapshot and see each
 # other's rows only through RETURNING, so every insert starts from the chatbot row: no active
-# chatbot of the organization, nothing written. The usage upsert names exactly the columns of
-# usage_org_bot_day_unique (a chat always has its chatbot, so the partial index of unbound
-# usage never applies); it settles a race for the day's row itself, with no savepoint and retry.
-_CREATE_SQL = """
+# chatbot of the organization, nothing written. The usage upsert (accounts/usage.py) settles a
+# race for the day's row itself, with no savepoint and retry; a chat always has its chatbot.
+_CREATE_SQL = f"""
 WITH chatbot AS (
     SELECT id, organization_id, btrim(greeting, %(whitespace)s) AS greeting
-    FROM accounts_chatbot
+    FROM {quote_name(Chatbot._meta.db_table)}
     WHERE id = %(chatbot_id)s AND organization_id = %(organization_id)s AND is_active
 ), chat AS (
-    INSERT INTO chats_chat (id, organization_id, chatbot_id, user_id, created_at)
+    INSERT INTO {quote_name(Chat._meta.db_table)}
+        (id, organization_id, chatbot_id, user_id, created_at)
     SELECT %(chat_id)s, organization_id, id, %(user_id)s, %(now)s FROM chatbot
     RETURNING id
 ), usage AS (
-    INSERT INTO accounts_dailyusage AS usage
-        (organization_id, chatbot_id, day, messages, chats, pdp_requests)
-    SELECT organization_id, id, %(day)s, 0, 1, 0 FROM chatbot
-    ON CONFLICT (organization_id, chatbot_id, day) DO UPDATE SET chats = usage.chats + 1
+    {usage_upsert_sql("SELECT organization_id, id, %(day)s, 0, 1, 0 FROM chatbot", bound=True)}
 ), greeting AS (
-    INSERT INTO chats_message (uuid, chat_id, type, content, current_url, store_code, created_at)
+    INSERT INTO {quote_name(Message._meta.db_table)}
+        (uuid, chat_id, type, content, current_url, store_code, created_at)
     SELECT %(message_uuid)s, chat.id, %(assistant)s, chatbot.greeting, '', '', %(now)s
     FROM chat, chatbot
     WHERE chatbot.greeting <> ''
@@ -66,19 +65,18 @@ def chat_create(
     Counts the chat in the day's usage. Raises NotFoundError, writing nothing, when the
     chatbot is unknown, inactive or another organization's.
     """
-    alias = router.db_for_write(Chat)
-    if connections[alias].vendor == "postgresql":
-        return _chat_create_in_one_statement(
-            alias=alias, organization=organization, chatbot_id=chatbot_id, user_id=user_id
+    if connections[router.db_for_write(Chat)].vendor == "postgresql":
+        return chat_create_postgresql(
+            organization=organization, chatbot_id=chatbot_id, user_id=user_id
         )
-    return _chat_create_in_transaction(
-        organization=organization, chatbot_id=chatbot_id, user_id=user_id
-    )
+    return chat_create_portable(organization=organization, chatbot_id=chatbot_id, user_id=user_id)
 
 
-def _chat_create_in_one_statement(
-    *, alias: str, organization: Organization, chatbot_id: uuid.UUID, user_id: uuid.UUID | None
+def chat_create_postgresql(
+    *, organization: Organization, chatbot_id: uuid.UUID, user_id: uuid.UUID | None
 ) -> Chat:
+    """`chat_create` in one statement."""
+    alias = router.db_for_write(Chat)
     now = timezone.now()
     chat_id, user_id = uuid.uuid4(), user_id or uuid.uuid4()
     with connections[alias].cursor() as cursor:
@@ -109,9 +107,10 @@ def _chat_create_in_one_statement(
 
 
 @transaction.atomic
-def _chat_create_in_transaction(
+def chat_create_portable(
     *, organization: Organization, chatbot_id: uuid.UUID, user_id: uuid.UUID | None
 ) -> Chat:
+    """`chat_create` through the ORM, in a transaction."""
     found = _active_chatbot.fetch(chatbot_id=chatbot_id, organization_id=organization.pk)
     if not found:
         raise NotFoundError(CHATBOT_NOT_FOUND)

@@ -1,9 +1,9 @@
 """Answering a shopper's message (docs/api.md#add-a-message): store it, run the assistant,
 store the reply.
 
-The user's message is stored in one short transaction; the engine then runs outside any
-transaction, so each event it publishes is committed (and streamed) as it happens
-(docs/api.md#event-stream).
+The user's message is stored with its quota count (chats/message_insert.py); the engine then
+runs outside any transaction, so each event it publishes is committed (and streamed) as it
+happens (docs/api.md#event-stream).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection
 
 from accounts.models import Chatbot, Organization
-from accounts.usage import quota_consume_message
 from assistant_api.errors import ValidationFailedError
 from chats.events import EventObserver, EventPublisher
 from chats.history_cache import history_changed, history_maybe_changed
@@ -30,7 +29,7 @@ from chats.idempotency import (
     idempotency_record_take_over,
     request_fingerprint,
 )
-from chats.message_insert import unmetered_user_message_insert
+from chats.message_insert import user_message_store
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from infrastructure.prepared import PreparedQuery
@@ -67,50 +66,6 @@ def store_resolve(*, organization: Organization, store_code: str | None) -> Stor
     if store is None:
         raise ValidationFailedError(UNKNOWN_STORE, errors={"store": [UNKNOWN_STORE]})
     return store
-
-
-def user_message_store(
-    *,
-    organization: Organization,
-    chat: Chat,
-    content: str,
-    current_url: str,
-    store_code: str,
-    idempotency_key: str | None,
-    fingerprint: str,
-) -> tuple[Message, IdempotencyRecord | None]:
-    """Stores the shopper's message, and claims its idempotency key, in ONE short transaction.
-
-    Everything that decides whether a message may be stored at all (the key's unique
-    constraint, the monthly quota of docs/api.md#monthly-message-quota) belongs in this
-    transaction, so a refused
-    request stores nothing. An organization without a quota (as the request saw it; the
-    statement checks again) and a message without a key need no transaction of their own.
-    """
-    if idempotency_key is None and organization.monthly_quota is None:
-        stored = unmetered_user_message_insert(
-            chat=chat, content=content, current_url=current_url, store_code=store_code
-        )
-        if stored is not None:
-            history_changed(chat.pk)
-            return stored, None
-    with transaction.atomic():
-        # Counted first: a refusal (429) rolls the whole transaction back, storing nothing.
-        quota_consume_message(organization_id=chat.organization_id, chatbot_id=chat.chatbot_id)
-        record = None
-        if idempotency_key is not None:
-            record = IdempotencyRecord.objects.create(
-                chat=chat, key=idempotency_key, request_hash=fingerprint
-            )
-        message = Message.objects.create(
-            chat=chat,
-            type=MessageType.USER,
-            content=content,
-            current_url=current_url,
-            store_code=store_code,
-        )
-        history_changed(chat.pk)
-    return message, record
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from django.http import HttpRequest
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
-from accounts.authentication import ApiClient, request_api_key
+from accounts.authentication import AUTHENTICATE, ApiClient, request_api_key
 from accounts.client_tokens import (
     TOKEN_NOT_VALID_HERE,
     TokenClaims,
@@ -116,4 +116,4 @@ class ChatTokenAuthentication(BaseAuthentication):
         return client, client.api_key
 
     def authenticate_header(self, request: Request) -> str:
-        return 'Bearer realm="api"'
+        return AUTHENTICATE

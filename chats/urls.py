@@ -4,8 +4,6 @@ not include()d, since each level of nesting cost every request a resolver match.
 from django.urls import path
 
 from assistant_api.openapi import documented_as
-from assistant_api.plain_get import plain_get
-from assistant_api.plain_post import plain_post
 from chats.stream.openapi import ChatEventsDescription
 from chats.stream.views import chat_events
 from chats.token_views import ClientTokenView
@@ -15,27 +13,22 @@ from chats.views import (
     ChatMessageViewSet,
     ChatViewSet,
     MessageFeedbackViewSet,
-    create_chat_plain,
-    list_messages_plain,
-    retrieve_chat_plain,
 )
 
 urlpatterns = [
     path(
         "v1/chats",
-        plain_post(ChatViewSet.as_view({"post": "create"}), create_chat_plain),
+        ChatViewSet.as_view({"post": "create"}),
         name="chat-list",
     ),
     path(
         "v1/chats/<str:chatId>",
-        plain_get(ChatViewSet.as_view({"get": "retrieve"}), retrieve_chat_plain),
+        ChatViewSet.as_view({"get": "retrieve"}),
         name="chat-detail",
     ),
     path(
         "v1/chats/<str:chatId>/messages",
-        plain_get(
-            ChatMessageViewSet.as_view({"get": "list", "post": "create"}), list_messages_plain
-        ),
+        ChatMessageViewSet.as_view({"get": "list", "post": "create"}),
         name="chat-messages",
     ),
     # The event stream (docs/api.md#follow-a-chats-events), also at the path of an older

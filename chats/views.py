@@ -1,27 +1,20 @@
-"""The chat endpoints (operations 1, 2 and 4): validate, call one function, serialize.
-
-Chat creation, GET chat and the history page are also answered without DRF (`*_plain`,
-routed by assistant_api/plain_get.py and plain_post.py): the key and its rate limit, then the
-same function as the DRF action.
-"""
+"""The chat endpoints (operations 1 to 4): validate, call one function, serialize."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status, viewsets
+from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import (
     ApiKeyAuthentication,
-    request_api_key,
     request_organization,
 )
-from accounts.models import Organization, Scope
-from accounts.scopes import scope_require
+from accounts.models import Organization
 from accounts.usage import quota_headers
 from assistant_api.openapi import (
     API_KEY_ONLY,
@@ -30,8 +23,8 @@ from assistant_api.openapi import (
     message_id_parameter,
 )
 from assistant_api.renderers import JSON, json_bytes, json_response
-from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import validated
+from assistant_api.viewsets import ApiViewSet
 from chats.feedback import feedback_delete, feedback_set
 from chats.history_cache import cached_page, page_store
 from chats.idempotency import idempotency_key_clean
@@ -51,14 +44,14 @@ from chats.serializers import (
 )
 from chats.services import chat_create
 from chats.services_messages import message_create
-from chats.token_auth import ChatTokenAuthentication, request_chat_key
+from chats.token_auth import ChatTokenAuthentication
 
 # A chat's client token works on that chat's reads and messages (docs/api.md, "Shop
 # front-ends"); a token on any other operation is refused (403) by token_client.
 CHAT_AUTHENTICATION = [ChatTokenAuthentication, ApiKeyAuthentication]
 
 
-class ChatViewSet(viewsets.GenericViewSet):
+class ChatViewSet(ApiViewSet):
     lookup_url_kwarg = "chatId"
     authentication_classes = CHAT_AUTHENTICATION
 
@@ -84,7 +77,7 @@ class ChatViewSet(viewsets.GenericViewSet):
         return chat_response(request_organization(request), chatId)
 
 
-class ChatMessageViewSet(viewsets.GenericViewSet):
+class ChatMessageViewSet(ApiViewSet):
     serializer_class = MessageOutput  # with pagination_class: the page envelope in OpenAPI
     authentication_classes = CHAT_AUTHENTICATION
 
@@ -131,7 +124,7 @@ class ChatMessageViewSet(viewsets.GenericViewSet):
         return Response(outcome.body, status=outcome.status_code, headers=headers)
 
 
-class MessageFeedbackViewSet(viewsets.GenericViewSet):
+class MessageFeedbackViewSet(ApiViewSet):
     """A reply's feedback (docs/api.md "Answer feedback"), with the chat's API key or its client
     token; `feedback_chat` is the one place that turns the caller into a chat."""
 
@@ -211,24 +204,3 @@ def history_page_json(chat: Chat, *, page: int, size: int) -> bytes:
     if cached is not None:
         page_store(cached, body)
     return body
-
-
-def create_chat_plain(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
-    api_key = request_api_key(request)
-    scope_require(api_key, Scope.CHAT)
-    key_rate_limit(api_key)
-    return chat_created_response(api_key.organization, body)
-
-
-def retrieve_chat_plain(request: HttpRequest, chatId: str) -> HttpResponse:
-    api_key = request_chat_key(request, chatId)
-    scope_require(api_key, Scope.CHAT)
-    key_rate_limit(api_key)
-    return chat_response(api_key.organization, chatId)
-
-
-def list_messages_plain(request: HttpRequest, chatId: str) -> HttpResponse:
-    api_key = request_chat_key(request, chatId)
-    scope_require(api_key, Scope.CHAT)
-    key_rate_limit(api_key)
-    return history_response(api_key.organization, chatId, request.GET)

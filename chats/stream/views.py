@@ -25,7 +25,7 @@ from rest_framework import exceptions as drf
 from accounts.models import Scope
 from accounts.scopes import scope_require
 from assistant_api.errors import ApplicationError, TooManyRequestsError, ValidationFailedError
-from assistant_api.plain_get import error_response
+from assistant_api.exception_handlers import error_response
 from assistant_api.throttling import key_rate_limit
 from assistant_api.validation import digits_value
 from chats.models import Chat, Event

@@ -28,8 +28,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from assistant_api.errors import INVALID_JSON, ApplicationError, body_too_large
+from assistant_api.exception_handlers import error_response
 from assistant_api.middleware import json_error
-from assistant_api.plain_get import error_response
 from assistant_api.throttling import key_rate_limit
 from chats.idempotency import Outcome
 from chats.models import Chat

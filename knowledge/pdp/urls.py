@@ -2,13 +2,14 @@
 
 from django.urls import path
 
-from assistant_api.plain_get import plain_get
-from knowledge.pdp.views import PdpQuestionSetViewSet, public_set_plain
+from assistant_api.openapi import documented_as
+from knowledge.pdp.openapi import PdpQuestionSetDescription
+from knowledge.pdp.views import PdpQuestionSetViewSet, question_set_public
 
 urlpatterns = [
     path(
         "v1/knowledge/pdp-questions/<str:organizationId>/public",
-        plain_get(PdpQuestionSetViewSet.as_view({"get": "public"}), public_set_plain),
+        documented_as(PdpQuestionSetDescription, question_set_public),
         name="pdp-questions-public",
     ),
     path(

@@ -3,21 +3,22 @@ CORS, cached GET."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponseBase, HttpResponseNotModified
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.http import parse_etags
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import viewsets
-from rest_framework.negotiation import DefaultContentNegotiation
+from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions as drf
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from assistant_api.errors import NotFoundError, ValidationFailedError
+from assistant_api.exception_handlers import error_response
 from assistant_api.openapi import ERROR_RESPONSES
 from assistant_api.renderers import json_response
 from assistant_api.throttling import PublicRateThrottle, public_rate_limit
 from assistant_api.validation import validated
+from assistant_api.viewsets import ApiViewSet
 from knowledge.canonical import InvalidUrlError, canonicalize_url_cached
 from knowledge.pdp.cors import remember_allowed_origins
 from knowledge.pdp.selectors import (
@@ -25,10 +26,11 @@ from knowledge.pdp.selectors import (
     organization_get_public,
     parse_organization_id,
 )
-from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsInput, PdpQuestionsSetSerializer
+from knowledge.pdp.serializers import INVALID_URL, PdpQuestionsInput
 from knowledge.pdp.services import question_set_get_or_generate
 from knowledge.pdp.serving import question_set_serve
 
+PUBLIC_ALLOW = "GET, HEAD, OPTIONS"  # OPTIONS: the CORS preflight (django-cors-headers)
 # Shops call the GET on every product page view: browsers and CDNs may reuse it for a minute.
 CACHE_CONTROL = "public, max-age=60"
 REQUIRED = "This field is required."
@@ -41,55 +43,16 @@ NULLABLE_SET = {
 }
 
 
-class JsonOnlyNegotiation(DefaultContentNegotiation):
-    """The API speaks only JSON: skip parsing `Accept` on the hot path (DRF's documented
-    `IgnoreClientContentNegotiation` pattern); request bodies are still checked (415)."""
+class PdpQuestionSetViewSet(ApiViewSet):
+    """The body form; the GET is the plain view `question_set_public`."""
 
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
-
-
-class PdpQuestionSetViewSet(viewsets.ViewSet):
     # Public (docs/api.md#authentication): a key sent is ignored, never checked.
     authentication_classes: list = []
     permission_classes = [AllowAny]
     # Per client address (docs/api.md#rate-limits), not per key: there is none here.
     throttle_classes = [PublicRateThrottle]
-    content_negotiation_class = JsonOnlyNegotiation
-
-    @extend_schema(
-        operation_id="getPdpQuestionSet",
-        summary="Get PDP Question Set",
-        description=(
-            "The question set stored for the canonical form of `url`. No API key; CORS-enabled. "
-            "Sent with `Cache-Control: public, max-age=60` and an `ETag`; a matching "
-            "`If-None-Match` gets 304 with no body. Each set returned counts one request. "
-            "Reference: docs/api.md#get-a-pdp-question-set"
-        ),
-        auth=[],
-        parameters=[
-            OpenApiParameter(
-                "organizationId",
-                OpenApiTypes.UUID,
-                OpenApiParameter.PATH,
-                description="The organization whose shop shows the page.",
-            ),
-            OpenApiParameter(
-                "url",
-                OpenApiTypes.URI,
-                OpenApiParameter.QUERY,
-                required=True,
-                description="The product page URL; canonicalized by the server before matching.",
-            ),
-        ],
-        responses={
-            200: PdpQuestionsSetSerializer,
-            304: OpenApiResponse(description="Not modified: the `If-None-Match` ETag matches."),
-            **ERROR_RESPONSES(404, 422, 429),
-        },
-    )
-    def public(self, request: Request, organizationId: str) -> HttpResponseBase:
-        return question_set_response(request._request, organizationId)
+    # A shop's page calls it with whatever its browser sends (assistant_api/negotiation.py).
+    accept_ignored = True
 
     @extend_schema(
         operation_id="getPdpQuestionSetBodyForm",
@@ -121,6 +84,26 @@ class PdpQuestionSetViewSet(viewsets.ViewSet):
         return Response(found.body())
 
 
+@csrf_exempt  # no key, no cookies: other methods get 405, not a CSRF 403
+def question_set_public(request: HttpRequest, organizationId: str) -> HttpResponseBase:
+    """GET /v1/knowledge/pdp-questions/{organizationId}/public: a plain Django view, not a
+    DRF one, since every product page view calls it (described in OpenAPI by
+    knowledge/pdp/openapi.py). JSON whatever the client accepts; errors as DRF answers them
+    (assistant_api/exception_handlers.py)."""
+    try:
+        if request.method == "OPTIONS":  # not a preflight: django-cors-headers answers those
+            response: HttpResponseBase = HttpResponse()
+        elif request.method in ("GET", "HEAD"):
+            public_rate_limit(request)  # the address's rate limit first, as DRF throttles
+            response = question_set_response(request, organizationId)
+        else:
+            raise drf.MethodNotAllowed(request.method or "")
+    except Exception as exc:
+        response = error_response(exc, request)
+    response["Allow"] = PUBLIC_ALLOW
+    return response
+
+
 def question_set_response(request: HttpRequest, organization_id: str) -> HttpResponseBase:
     """The stored set for `?url=`, 304 when the client has it, 404 or 422
     (docs/api.md#get-a-pdp-question-set)."""
@@ -150,12 +133,6 @@ def question_set_response(request: HttpRequest, organization_id: str) -> HttpRes
     response["ETag"] = etag
     response["Cache-Control"] = CACHE_CONTROL
     return response
-
-
-def public_set_plain(request: HttpRequest, organizationId: str) -> HttpResponseBase:
-    """The PDP GET without DRF (assistant_api/plain_get.py): the address's rate limit first."""
-    public_rate_limit(request)
-    return question_set_response(request, organizationId)
 
 
 def _etag_matches(if_none_match: str, etag: str) -> bool:
