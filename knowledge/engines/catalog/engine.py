@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,12 @@ from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.lexicon import FILLER_WORDS
-from knowledge.engines.catalog.replies_product import compare_reply, product_reply
+from knowledge.engines.catalog.replies_limits import not_in_feed_reply
+from knowledge.engines.catalog.replies_product import (
+    availability_sentences,
+    compare_reply,
+    product_reply,
+)
 from knowledge.engines.catalog.replies_search import (
     gift_reply,
     more_reply,
@@ -31,6 +37,7 @@ from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
 from knowledge.engines.catalog.streaming import ToolCalls, publish_text
 from knowledge.engines.catalog.tools import (
     ToolContext,
+    check_availability,
     get_page_context,
     item_ids_with_variants,
     page_product_find,
@@ -165,6 +172,8 @@ class Turn:
                 "their prices and what's in stock.",
                 suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
             )
+        if kind == dl.NOT_IN_FEED:
+            return not_in_feed_reply(self.u, self.state, self.vocabulary, page)
         if kind == dl.GIFT:
             return gift_reply(self.context, self.tools, self.u.constraints)
         if kind == dl.COMPARE:
@@ -223,12 +232,32 @@ class Turn:
             or self.u.asks & {"cheaper", "pricier"}
         ):
             constraints, continues = dl.next_search(self.u, self.state)
-            return search_reply(
+            draft = search_reply(
                 self.context, self.tools, constraints, state=self.state, continues=continues
             )
+            return self.with_store_stock(draft)
         if page is not None:
             return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         return self.not_understood()
+
+    def with_store_stock(self, draft: Draft) -> Draft:
+        """A search that names a store ("the rain jacket in Munich?"): the first product's
+        stock there follows the products found."""
+        if not self.u.store_code or self.asked_store is None or not draft.items:
+            return draft
+        product = draft.items[0].product
+        _, rows = self.tools.run(
+            "check_availability",
+            {"gtin": product.gtin or product.item_id, "store": self.asked_store.code},
+            partial(check_availability, self.context, product=product, store=self.asked_store),
+            lambda result: result[0],
+        )
+        lines = draft.text.split("\n")
+        # Before the closing question ("Would you like more details about it?"), if any.
+        at = len(lines) - 1 if len(lines) > 1 and lines[-1].endswith("?") else len(lines)
+        lines.insert(at, " ".join(availability_sentences(product, rows, self.asked_store)))
+        draft.text = "\n".join(lines)
+        return draft
 
     # --- products the message points at ----------------------------------------------------
 

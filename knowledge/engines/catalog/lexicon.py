@@ -462,7 +462,11 @@ THANKS = re.compile(
 GOODBYE = re.compile(
     r"\b(bye|goodbye|good bye|see you|see ya|have a nice day|that's all|that is all)\b"
 )
-HOW_ARE_YOU = re.compile(r"\b(how are you|how's it going|how are things|how do you do)\b")
+HOW_ARE_YOU = re.compile(
+    r"\b(how are you( doing)?|how's it going|how are things|how do you do|how have you been|"
+    r"(how's|how is|how was) (your|the) (day|morning|afternoon|evening|night|week|weekend)"
+    r"( going| been)?|hope (you're|you are) (well|good|fine|doing well))\b"
+)
 WHO_ARE_YOU = re.compile(
     r"\b(who are you|what are you|are you a (bot|robot|human|person|ai)|your name|"
     r"what can you do|how can you help|what do you do|help me|^help$|how does this work)\b"
@@ -623,6 +627,18 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
 }
 # Words of a topic's question that are only said around it ("how long ... last").
 TOPIC_EXTRA = {"battery life": re.compile(r"\b(how long|last)\b")}
+
+# Facts no product feed holds (Merchant Center has no field for them): a question about one
+# gets a sentence saying so and what can be answered instead, never a search for its words.
+NOT_IN_FEED: dict[str, re.Pattern[str]] = {
+    "ratings": re.compile(
+        r"\b(ratings?|rated|reviews?|reviewed|reviewers?|stars?|testimonials?|"
+        r"customer (opinions|feedback)|what (do )?(other )?(people|customers|buyers) (say|think))\b"
+    ),
+    "sales figures": re.compile(
+        r"\b(best ?sell(ing|ers?)|sells? (the )?(most|best)|how many (have you )?sold)\b"
+    ),
+}
 
 # Whole messages that only acknowledge ("ok", "cool").
 ACKNOWLEDGE = re.compile(

@@ -95,6 +95,7 @@ class Understanding:
     subject_switch: bool = False
     filtering: bool = False  # "which of these...", "only the ones...": narrowing a search
     interrogative: bool = False  # phrased as a question
+    not_in_feed: str = ""  # a fact no catalog holds ("ratings"), lexicon.NOT_IN_FEED
     topic: str = ""  # a detail asked about ("battery life", "smell"), see lexicon.TOPICS
     shop_policy: bool = False  # delivery, returns, payment...: not in the catalog
     gift: bool = False  # "a gift for my wife"
@@ -267,14 +268,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             brand_spans.append((named.start, named.end))
     work = _blank_spans(work, brand_spans)
 
-    store_code = ""
-    if vocabulary.stores and (
-        "availability" in asks or re.search(r"\b(store|shop|branch)\b", work)
-    ):
-        found_stores = vocabulary.index("stores").find(work)
-        if found_stores:
-            store_code = found_stores[0].value
-        work = _blank_spans(work, [(store.start, store.end) for store in found_stores])
+    store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
 
     sizes: list[str] = []
     asked_size = ""
@@ -313,6 +307,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
     work = _words_removed(work, {value.lower() for value in colors + materials})
 
+    not_in_feed, work = _not_in_feed(work, vocabulary)
     topic = ""
     for name, (pattern, _) in lx.TOPICS.items():
         if pattern.search(work):
@@ -362,7 +357,11 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     pronoun = bool(lx.PRONOUNS.search(normalized))
     plural_reference = bool(lx.PLURAL_REFERENCE.search(normalized))
     ordinals = _ordinals(normalized)
-    terms = _terms(work)
+    terms = _terms(work, vocabulary)
+    smalltalk = _smalltalk(normalized)
+    if smalltalk and vocabulary.words:
+        # "thanks! how is your day going?": what is left names no product of this catalog.
+        terms = [term for term in terms if term in vocabulary.words]
     name_words.extend(terms)
 
     constraints = Constraints(
@@ -382,7 +381,6 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         on_sale=on_sale,
         sort=sort,
     )
-    smalltalk = _smalltalk(normalized)
     out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
     shop_policy = (
         bool(lx.SHOP_POLICY.search(normalized))
@@ -415,6 +413,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
         interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
         topic=topic,
+        not_in_feed=not_in_feed,
         shop_policy=shop_policy,
         gift=bool(lx.GIFT.search(normalized)),
         asked_size=asked_size,
@@ -422,6 +421,39 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         store_code=store_code,
         name_words=tuple(dict.fromkeys(name_words)),
     )
+
+
+_AT_PLACE = re.compile(r"\b(?:in|at|near|from|to|around)\s+(?:the\s+)?$")
+
+
+def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tuple[str, str]:
+    """The code of the store the message names, and the text without it.
+
+    A store's words count in a question about stock or stores, or after "in", "at"...
+    ("the rain jacket in Munich"), so a product word that is also in a store's name stays a
+    product word elsewhere.
+    """
+    if not vocabulary.stores:
+        return "", work
+    about_stores = asked_stock or bool(re.search(r"\b(store|shop|branch)\b", work))
+    found = [
+        named
+        for named in vocabulary.index("stores").find(work)
+        if about_stores or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+    ]
+    if not found:
+        return "", work
+    return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _not_in_feed(work: str, vocabulary: Vocabulary) -> tuple[str, str]:
+    """The fact asked about that no catalog holds ("ratings"), and the text without its words;
+    a word the catalog itself uses (a "Star" projector) is a product word instead."""
+    for name, pattern in lx.NOT_IN_FEED.items():
+        said = [m.group(0) for m in pattern.finditer(work)]
+        if said and not all(w in vocabulary.words for s in said for w in s.split()):
+            return name, pattern.sub(lambda m: " " * len(m.group(0)), work)
+    return "", work
 
 
 def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str]) -> str:
@@ -470,7 +502,16 @@ def _words_removed(text: str, removed: set[str]) -> str:
     return text
 
 
-def _terms(work: str) -> list[str]:
+def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
+    """The singular of `word`, unless the catalog has the word as said and not its singular
+    ("glasses", "shorts"): a plural never becomes a word the catalog lacks."""
+    one = singular(word)
+    if one != word and word in vocabulary.words and one not in vocabulary.words:
+        return word
+    return one
+
+
+def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
     terms: list[str] = []
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
@@ -482,7 +523,7 @@ def _terms(work: str) -> list[str]:
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue
-        terms.append(singular(word))
+        terms.append(_catalog_form(word, vocabulary))
     return list(dict.fromkeys(terms))[:8]
 
 
