@@ -232,8 +232,19 @@ class Turn:
             or self.u.asks & {"cheaper", "pricier"}
         ):
             constraints, continues = dl.next_search(self.u, self.state)
+            # "something more expensive": other products, not another variant of those shown.
+            shown = self.state.shown if continues and self.u.asks & {"cheaper", "pricier"} else []
             draft = search_reply(
-                self.context, self.tools, constraints, state=self.state, continues=continues
+                self.context,
+                self.tools,
+                constraints,
+                state=self.state,
+                continues=continues,
+                exclude=item_ids_with_variants(
+                    self.request.organization, self._from_snapshots(shown)
+                )
+                if shown
+                else (),
             )
             return self.with_store_stock(draft)
         if page is not None:

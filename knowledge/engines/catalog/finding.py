@@ -237,19 +237,27 @@ def distinct_total(products: list[Product], total: int, offset: int = 0) -> int 
 
 
 def one_per_group(products: list[Product]) -> list[Product]:
-    """Variants of one product (same `item_group_id`) are shown once, the in-stock one first."""
+    """Variants of one product (same `item_group_id`) are shown once: an in-stock one before
+    one out of stock, then one on sale for less than the first (the blue phone at 449 beside the black
+    one at 499), else the first the search ranked."""
     chosen: dict[str, Product] = {}
     order: list[str] = []
+
+    def better(product: Product, current: Product) -> bool:
+        in_stock = product.availability == Availability.IN_STOCK
+        current_in_stock = current.availability == Availability.IN_STOCK
+        if in_stock != current_in_stock:
+            return in_stock
+        on_sale = product.sale_price is not None and product.sale_price < product.price
+        return on_sale and product.current_price < current.current_price
+
     for product in products:
         key = product.item_group_id or f"item:{product.pk}"
         current = chosen.get(key)
         if current is None:
             chosen[key] = product
             order.append(key)
-        elif (
-            current.availability != Availability.IN_STOCK
-            and product.availability == Availability.IN_STOCK
-        ):
+        elif better(product, current):
             chosen[key] = product
     return [chosen[key] for key in order]
 
