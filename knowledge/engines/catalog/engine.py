@@ -30,6 +30,7 @@ from knowledge.engines.catalog.replies_product import (
 from knowledge.engines.catalog.replies_search import (
     gift_reply,
     more_reply,
+    nearest_of_kind,
     search_reply,
     similar_reply,
 )
@@ -57,6 +58,10 @@ _COMPARE_LOOKUPS = 4
 _COMPARE_LEAD = re.compile(
     r"^.*?\b(?:compare|comparison of|difference between|differences between|better)\b"
 )
+
+
+# "compare it with a similar camera": the product and another of its kind.
+_ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
 
 
 def about_page(u: Understanding, page: Product) -> Understanding:
@@ -178,6 +183,9 @@ class Turn:
             return gift_reply(self.context, self.tools, self.u.constraints)
         if kind == dl.COMPARE:
             products = self.compare_targets(page)
+            if len(products) == 1 and _ANOTHER.search(self.u.normalized):
+                other = nearest_of_kind(self.context, self.tools, products[0])
+                products += [other] if other is not None else []
             if len(products) >= 2:
                 return compare_reply(self.context, self.tools, products)
             if not self.u.constraints.has_subject():
