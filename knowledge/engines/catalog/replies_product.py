@@ -11,6 +11,8 @@ import re
 from functools import partial
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -33,6 +35,7 @@ def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
 
 ASPECT_ORDER = (
     "topic",
+    "in stock values",
     "sizes",
     "colors",
     "material",
@@ -54,10 +57,13 @@ def aspects_of(u: Understanding) -> list[str]:
         asked.discard("colors") if u.asked_size else asked.discard("sizes")
     if "cheaper" in asked:
         asked.add("price")
-    if (asked & {"sizes", "colors"}) and (
-        u.asked_size or u.asked_color or not re.search(r"\bstock\b", u.normalized)
-    ):
-        # "what sizes are available?", "do you have it in XL?": the variant answer says it.
+    if (asked & {"sizes", "colors"}) and not (u.asked_size or u.asked_color):
+        # "which sizes are in stock?": the sizes in stock, not the product's stock.
+        if re.search(r"\b(stock|here)\b", u.normalized) or u.constraints.in_stock:
+            asked.add("in stock values")
+        asked.discard("availability")
+    elif asked & {"sizes", "colors"}:
+        # "do you have it in XL?": the variant answer says it.
         asked.discard("availability")
     if u.topic:
         asked.add("topic")
@@ -190,8 +196,10 @@ def variant_sentences(
     *,
     store: Store | None,
     rows: dict[int, StoreInventory],
+    stocked: bool = False,
 ) -> tuple[list[str], Product | None]:
-    """Sizes or colours across the product's variants; the variant asked for, if any.
+    """Sizes or colours across the product's variants (`stocked`: those in stock, in the
+    shopper's store when given); the variant asked for, if any.
 
     The variant keeps the product's other attribute where it can ("in L" of the black tee
     is the black one in L), and its stock is that of the shopper's store when given.
@@ -210,15 +218,7 @@ def variant_sentences(
     if not values:
         return [f"The catalog doesn't list {label}s for the {name}."], None
     if not asked:
-        plural = f"{label}s" if len(values) > 1 else label
-        in_stock = {
-            getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK
-        }
-        text = f"The {name} comes in {plural} {ph.join(values)}."
-        missing = [value for value in values if value not in in_stock]
-        if missing and in_stock:
-            text += f" Out of stock right now: {ph.join(missing)}."
-        return [text], None
+        return [_values_text(name, label, values, variants, attribute, store, rows, stocked)], None
 
     matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
     if not matching:
@@ -251,6 +251,51 @@ def variant_sentences(
     if others:
         text += f" In {label} {value} it's in stock in {ph.join([getattr(v, other).lower() for v in others])}."
     return [text], variant
+
+
+def _values_text(
+    name: str,
+    label: str,
+    values: list[str],
+    variants: list[Product],
+    attribute: str,
+    store: Store | None,
+    rows: dict[int, StoreInventory],
+    stocked: bool,
+) -> str:
+    in_stock = {
+        getattr(v, attribute)
+        for v in variants
+        if stock_of(v, store, rows.get(v.pk))[0] == Availability.IN_STOCK
+    }
+    available = [value for value in values if value in in_stock]
+    missing = [value for value in values if value not in in_stock]
+    plural = f"{label}s" if len(values) > 1 else label
+    if not stocked:
+        text = _("The %(name)s comes in %(plural)s %(values)s.") % {
+            "name": name,
+            "plural": plural,
+            "values": ph.join(values),
+        }
+        if missing and in_stock:
+            text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+        return text
+    where = _(" at %(store)s") % {"store": _where(store)} if store is not None else ""
+    if not available:
+        return _("The %(name)s is out of stock%(where)s in every %(label)s right now.") % {
+            "name": name,
+            "where": where,
+            "label": label,
+        }
+    text = _("The %(name)s is in stock%(where)s in %(plural)s %(values)s.") % {
+        "name": name,
+        "where": where,
+        "plural": f"{label}s" if len(available) > 1 else label,
+        "values": ph.join(available),
+    }
+    if missing:
+        text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+    return text
 
 
 def topic_sentences(product: Product, topic: str, variants: list[Product]) -> list[str]:
@@ -373,13 +418,25 @@ def product_reply(
         variant_rows = inventory_for(variants, store) if store is not None else {}
         if "sizes" in aspects:
             lines, variant = variant_sentences(
-                product, variants, "size", u.asked_size, store=store, rows=variant_rows
+                product,
+                variants,
+                "size",
+                u.asked_size,
+                store=store,
+                rows=variant_rows,
+                stocked="in stock values" in aspects,
             )
             sentences += lines
             shown = variant or product
         if "colors" in aspects:
             lines, variant = variant_sentences(
-                shown, variants, "color", u.asked_color, store=store, rows=variant_rows
+                shown,
+                variants,
+                "color",
+                u.asked_color,
+                store=store,
+                rows=variant_rows,
+                stocked="in stock values" in aspects,
             )
             sentences += lines
             shown = variant or shown
