@@ -466,30 +466,59 @@ def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str
 
 
 def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
-    """(catalog category, the shopper's word for it when it differs, remaining text)."""
+    """(catalog category, the shopper's word for it when it differs, remaining text).
+
+    Each word, its singular and its general synonyms (lexicon.CATEGORY_SYNONYMS) are tried
+    as a whole category level, then as the last word of one ("earrings" -> "jewellery" ->
+    the catalog's "Womens Jewellery"); with a gender said ("shoes for men", "mens shoes"),
+    the level naming it wins.
+    """
     said = re.findall(r"\w+", work)
-    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one;
-    # the gender said last is tried first.
-    genders = [w for w in said if w in lx.GENDER_WORDS]
-    prefixes = dict.fromkeys(
+    genders = list(dict.fromkeys(w for w in said if w in lx.GENDER_WORDS))
+    prefixes = [
         "mens" if lx.GENDER_WORDS[gender] == "male" else "womens" for gender in reversed(genders)
-    )
-    genders = list(dict.fromkeys(genders))
+    ]
     # Each distinct word once: a repeated word reads the same every time.
     for word in dict.fromkeys(said):
-        targets = lx.CATEGORY_SYNONYMS.get(word, ()) + lx.CATEGORY_SYNONYMS.get(singular(word), ())
-        candidates = [f"{prefix} {c}" for prefix in prefixes for c in (word, *targets)]
-        candidates += [word, singular(word), *targets]
-        for candidate in candidates:
-            if candidate in vocabulary.categories:
-                work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
-                if candidate.startswith(("mens ", "womens ")):
-                    for gender in genders:
-                        work = re.sub(rf"\b{gender}\b", " ", work)
-                category = vocabulary.categories[candidate]
-                own_word = candidate in (word, singular(word)) or word in category.lower()
-                return category, "" if own_word else word, work
+        one = singular(word)
+        targets = (
+            word,
+            one,
+            *lx.CATEGORY_SYNONYMS.get(word, ()),
+            *lx.CATEGORY_SYNONYMS.get(one, ()),
+        )
+        key = _category_key(dict.fromkeys(targets), prefixes, vocabulary)
+        if key is None:
+            continue
+        work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
+        if key.startswith(("mens ", "womens ")):
+            for gender in genders:
+                work = re.sub(rf"\b{gender}\b", " ", work)
+        category = vocabulary.categories[key]
+        own_word = key in (word, one) or word in category.lower()
+        return category, "" if own_word else word, work
     return "", "", work
+
+
+def _category_key(
+    targets: dict[str, None], prefixes: list[str], vocabulary: Vocabulary
+) -> str | None:
+    """The catalog's category phrase for the first target that names one, else None."""
+    for target in targets:
+        for candidate in (*(f"{prefix} {target}" for prefix in prefixes), target):
+            if candidate in vocabulary.categories:
+                return candidate
+    for target in targets:
+        heads = vocabulary.category_heads.get(target.rpartition(" ")[2], [])
+        heads = [key for key in heads if key.endswith(target) or " " not in target]
+        if not heads:
+            continue
+        gendered = [key for key in heads if key.split(" ", 1)[0] in prefixes]
+        plain = [key for key in heads if key.split(" ", 1)[0] not in ("mens", "womens")]
+        if gendered or len(plain) == 1 or (not plain and len(heads) == 1):
+            return (gendered or plain or heads)[0]
+        # Several categories end in it ("kitchen accessories", "mobile accessories"): none.
+    return None
 
 
 def _words_removed(text: str, removed: set[str]) -> str:

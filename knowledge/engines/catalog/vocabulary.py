@@ -39,6 +39,9 @@ class Vocabulary:
     # folded phrase -> the value as the catalog spells it
     brands: dict[str, str] = field(default_factory=dict)
     categories: dict[str, str] = field(default_factory=dict)
+    # The last word of each category phrase, in both numbers -> those phrases ("jewellery" ->
+    # ["womens jewellery"]): a shopper's general word finds the catalog's own category.
+    category_heads: dict[str, list[str]] = field(default_factory=dict)
     colors: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, str] = field(default_factory=dict)
     materials: dict[str, str] = field(default_factory=dict)
@@ -149,6 +152,9 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
             for level in levels:
                 for spelling in _number_forms(phrase(level)):
                     vocabulary.categories.setdefault(spelling, level)
+    for key in vocabulary.categories:
+        for form in _number_forms(key.rpartition(" ")[2]):
+            vocabulary.category_heads.setdefault(form, []).append(key)
     for brand in _distinct(organization, "brand"):
         full = phrase(brand)
         for alias in _brand_aliases(brand):
