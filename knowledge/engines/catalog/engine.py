@@ -17,6 +17,7 @@ from django.conf import settings
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
+from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
@@ -64,6 +65,14 @@ _COMPARE_LEAD = re.compile(
 _ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
 
 
+# Questions whose words may be a product's name ("Light Shade", "Pixelon Fit").
+_ASK_WORDS = {
+    "colors": lx.COLOR_QUESTION,
+    "sizes": lx.SIZE_QUESTION,
+    "material": lx.MATERIAL_QUESTION,
+}
+
+
 def about_page(u: Understanding, page: Product) -> Understanding:
     """The message read as being about the page's product when it names it.
 
@@ -80,8 +89,15 @@ def about_page(u: Understanding, page: Product) -> Understanding:
     in_title = {w.lower() for w in (*c.colors, *c.materials)} & set(words(page.title))
     constraints = replace(
         c,
-        terms=tuple(t for t in c.terms if singular(t) not in title_stems and t not in title),
-        brands=tuple(b for b in c.brands if b.lower() != page.brand.lower()),
+        terms=tuple(
+            t
+            for t in c.terms
+            if singular(t) not in title_stems and t not in title and not set(words(t)) <= title
+        ),
+        # Its own brand, or a brand whose words are its name ("the Apple" on a fruit's page).
+        brands=tuple(
+            b for b in c.brands if b.lower() != page.brand.lower() and not set(words(b)) <= title
+        ),
         # "Cat Food" reads as groceries, "Trainers" as footwear: the page's own category.
         category=(
             ""
@@ -89,15 +105,27 @@ def about_page(u: Understanding, page: Product) -> Understanding:
             and (
                 {singular(w) for w in words(c.category)} & title_stems
                 or fold(c.category) in fold(page.category)
+                or (c.label and singular(c.label) in title_stems)  # "Drink" read as beverages
             )
             else c.category
         ),
         colors=tuple(x for x in c.colors if x.lower() not in in_title),
         materials=tuple(x for x in c.materials if x.lower() not in in_title),
     )
+    # "the Pixelon Fit Smartwatch": "fit" is its name here, not a question about fit.
+    named_words = " ".join(words(page.title))
+    topic = u.topic
+    if topic and lx.TOPICS[topic][0].search(named_words):
+        topic = ""
+    # "the Light Shade": "shade" names it, it does not ask for its colours.
+    asks = {
+        ask for ask in u.asks if ask not in _ASK_WORDS or not _ASK_WORDS[ask].search(named_words)
+    }
     return replace(
         u,
         constraints=constraints,
+        topic=topic,
+        asks=asks,
         pronoun=True,
         asked_color="" if u.asked_color.lower() in in_title else u.asked_color,
         name_words=tuple(w for w in u.name_words if w not in title),

@@ -575,7 +575,18 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
         re.compile(
             r"\b(which devices|what devices|compatible( with)?|compatibility|works? with)\b"
         ),
-        ("compatible", "iphone", "android", "device", "usb", "bluetooth", "works with"),
+        (
+            "compatible",
+            "iphone",
+            "android",
+            "device",
+            "usb",
+            "bluetooth",
+            "works with",
+            "phone",
+            "tablet",
+            "laptop",
+        ),
     ),
     "ingredients": (
         re.compile(r"\b(ingredients?|what is it made with|made with)\b"),

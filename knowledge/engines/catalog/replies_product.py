@@ -13,6 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from knowledge.catalog.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -25,8 +26,9 @@ from knowledge.engines.catalog.tools import (
     compare_products,
     get_product,
 )
-from knowledge.engines.catalog.understanding import Understanding, singular
+from knowledge.engines.catalog.understanding import Understanding
 from knowledge.models import Availability, Product, Store, StoreInventory
+from knowledge.search.text import words
 
 
 def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
@@ -324,29 +326,13 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
 def material_sentences(product: Product) -> list[str]:
     if product.material:
         return [f"The {product.title} is made of {product.material.lower()}."]
-    quote = description_quote(product, ["made", "material", "leather", "cotton", "steel", "wood"])
+    quote = description_quote(product, MATERIAL_WORDS)
     if quote:
-        return [f"The catalog doesn't list a material, but the description says: “{quote}”"]
+        return [
+            _("The %(name)s's description says: “%(quote)s”")
+            % {"name": product.title, "quote": quote}
+        ]
     return [f"The catalog doesn't say what the {product.title} is made of."]
-
-
-def description_quote(product: Product, words: list[str]) -> str:
-    sentences = re.split(r"(?<=[.!?])\s+", product.description or "")
-    # Short words must be whole words ("nut" is not in "nutrients"); longer ones may be stems.
-    patterns = [
-        re.compile(
-            rf"\b{re.escape(w.lower())}\b"
-            if len(w) <= 4
-            else rf"\b{re.escape(singular(w.lower()))}"
-        )
-        for w in words
-        if len(w) > 1
-    ]
-    for sentence in sentences:
-        lowered = sentence.lower()
-        if any(pattern.search(lowered) for pattern in patterns):
-            return sentence.strip()
-    return ""
 
 
 def details_sentences(
@@ -361,7 +347,8 @@ def details_sentences(
     sentences = [
         f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
     ]
-    asked = [w for w in u.constraints.terms if w not in product.title.lower()]
+    named = set(words(product.title))
+    asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
     quote = description_quote(product, asked) if asked else ""
     if quote:
         sentences.append(f"About that, the description says: “{quote}”")

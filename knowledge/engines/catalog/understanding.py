@@ -423,6 +423,9 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     )
 
 
+_STORES_ASKED = re.compile(
+    r"\b(which|what|any|other|your|our|the|in|at) (of your )?(stores?|shops?|branch(es)?)\b"
+)
 _AT_PLACE = re.compile(r"\b(?:in|at|near|from|to|around)\s+(?:the\s+)?$")
 
 
@@ -433,6 +436,8 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     ("the rain jacket in Munich"), so a product word that is also in a store's name stays a
     product word elsewhere.
     """
+    # "which stores have it?", "in your shops": asking where, never a product's words.
+    work = _STORES_ASKED.sub(lambda m: " " * len(m.group(0)), work)
     if not vocabulary.stores:
         return "", work
     about_stores = asked_stock or bool(re.search(r"\b(store|shop|branch)\b", work))
