@@ -15,7 +15,8 @@ from knowledge.models import Product
 # Words of a description sentence that says what a product is made of.
 MATERIAL_WORDS = ("made", "material", "leather", "cotton", "steel", "wood")
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# A sentence ends before a capital or a quote, not after an abbreviation ("for max. 4").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\u00c0-\u00de\"“(])")
 
 
 def _stem(word: str) -> str:

@@ -122,7 +122,7 @@ CATEGORY_SYNONYMS = {
     "cellphone": ("smartphone", "phone", "mobile phone"),
     "mobile": ("smartphone", "mobile phone"),
     "smartphone": ("smartphone", "phone"),
-    "laptop": ("laptop", "notebook", "computer"),
+    "laptop": ("laptop", "notebook"),
     "notebook": ("laptop", "notebook"),
     "computer": ("computer", "laptop"),
     "perfume": ("perfume", "fragrance"),
@@ -607,6 +607,10 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
     "warranty": (
         re.compile(r"\b(warranty|guarantee)\b"),
         ("warranty", "guarantee"),
+    ),
+    "capacity": (
+        re.compile(r"\b(how many (people|persons|guests|seats)|(sleeps|seats) how many)\b"),
+        ("person", "people", "guest", "seat", "sleeps"),
     ),
     "fit": (
         re.compile(

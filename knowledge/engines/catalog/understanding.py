@@ -538,11 +538,24 @@ def _words_removed(text: str, removed: set[str]) -> str:
 
 def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
     """The singular of `word`, unless the catalog has the word as said and not its singular
-    ("glasses", "shorts"): a plural never becomes a word the catalog lacks."""
+    ("glasses", "shorts"): a plural never becomes a word the catalog lacks. A word the
+    catalog lacks becomes its general synonym that the catalog has ("couch" -> "sofa")."""
     one = singular(word)
     if one != word and word in vocabulary.words and one not in vocabulary.words:
         return word
+    if vocabulary.words and one not in vocabulary.words and word not in vocabulary.words:
+        # "couches" in a shop that calls them sofas: the general synonym the catalog uses.
+        for target in (*lx.CATEGORY_SYNONYMS.get(word, ()), *lx.CATEGORY_SYNONYMS.get(one, ())):
+            for form in (target, *_plural_forms(target)):
+                if form in vocabulary.words:
+                    return singular(form)
     return one
+
+
+def _plural_forms(word: str) -> tuple[str, ...]:
+    if " " in word:
+        return ()
+    return (word + "s", word + "es")
 
 
 def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
