@@ -22,7 +22,7 @@ from knowledge.engines.catalog.understanding import (
 from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
 from knowledge.models import Availability, Product, Store
 from knowledge.search import SearchFilters, product_search
-from knowledge.search.text import fold
+from knowledge.search.text import fold, words
 
 # How many candidates to rank before keeping the chatbot's `max_products`.
 CANDIDATES = 24
@@ -184,6 +184,11 @@ def matches_all(product: Product, words: list[str]) -> bool:
         )
     )
     return all(singular(fold(word))[:5] in text for word in words)
+
+
+def _named_by(product: Product, said: list[str]) -> bool:
+    title = {singular(word) for word in words(product.title)}
+    return any(singular(word) in title for word in said)
 
 
 def search_once(
@@ -403,6 +408,11 @@ def find(
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2]
     loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
+    if said and said[-1] in first.unmatched and not constraints.category:
+        # The thing asked for is a word no product has ("dog food" in a shop without food):
+        # a product whose description shares another word is not it; one whose name does
+        # may be ("a gift for a tennis fan": the Tennis Ball).
+        loose = [p for p in loose if _named_by(p, said)]
     if loose:
         # Nothing has every word, even with the other wishes relaxed: the closest matches,
         # still within every other wish, with "words" named as what was relaxed.
