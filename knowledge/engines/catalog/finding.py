@@ -408,11 +408,15 @@ def find(
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2]
     loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
-    if said and said[-1] in first.unmatched and not constraints.category:
-        # The thing asked for is a word no product has ("dog food" in a shop without food):
-        # a product whose description shares another word is not it; one whose name does
-        # may be ("a gift for a tennis fan": the Tennis Ball).
+    shared = {p.pk: sum(matches_all(p, [w]) for w in said) for p in loose}
+    if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
+        # A thing named in two words, the last of which no product has ("dog food" in a shop
+        # without food): a product whose description shares the other word is not it; one
+        # whose name does may be ("a gift for a tennis fan": the Tennis Ball). Longer
+        # messages describe a need ("for my dog to play fetch with"), kept as they are.
         loose = [p for p in loose if _named_by(p, said)]
+    # The products sharing most of the shopper's words first ("dry on a rainy walk").
+    loose.sort(key=lambda p: -shared[p.pk])
     if loose:
         # Nothing has every word, even with the other wishes relaxed: the closest matches,
         # still within every other wish, with "words" named as what was relaxed.
