@@ -27,6 +27,7 @@ from knowledge.engines.catalog.replies_product import (
     availability_sentences,
     compare_reply,
     product_reply,
+    topic_sentences,
 )
 from knowledge.engines.catalog.replies_search import (
     gift_reply,
@@ -71,6 +72,15 @@ _ASK_WORDS = {
     "sizes": lx.SIZE_QUESTION,
     "material": lx.MATERIAL_QUESTION,
 }
+
+
+def _before_question(text: str, line: str) -> str:
+    """`text` with `line` added before its closing question ("Would you like more details
+    about it?"), else at its end."""
+    lines = text.split("\n")
+    at = len(lines) - 1 if len(lines) > 1 and lines[-1].endswith("?") else len(lines)
+    lines.insert(at, line)
+    return "\n".join(lines)
 
 
 def about_page(u: Understanding, page: Product) -> Understanding:
@@ -282,7 +292,7 @@ class Turn:
                 if shown
                 else (),
             )
-            return self.with_store_stock(draft)
+            return self.with_topic(self.with_store_stock(draft))
         if page is not None:
             return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         return self.not_understood()
@@ -299,11 +309,18 @@ class Turn:
             partial(check_availability, self.context, product=product, store=self.asked_store),
             lambda result: result[0],
         )
-        lines = draft.text.split("\n")
-        # Before the closing question ("Would you like more details about it?"), if any.
-        at = len(lines) - 1 if len(lines) > 1 and lines[-1].endswith("?") else len(lines)
-        lines.insert(at, " ".join(availability_sentences(product, rows, self.asked_store)))
-        draft.text = "\n".join(lines)
+        sentences = availability_sentences(product, rows, self.asked_store)
+        draft.text = _before_question(draft.text, " ".join(sentences))
+        return draft
+
+    def with_topic(self, draft: Draft) -> Draft:
+        """A search that asks about a detail ("what warranty does the laptop have?"): what
+        the first product's data says about it follows the products found."""
+        if not self.u.topic or not draft.items:
+            return draft
+        product = draft.items[0].product
+        sentences = topic_sentences(product, self.u.topic, [product])
+        draft.text = _before_question(draft.text, " ".join(sentences))
         return draft
 
     # --- products the message points at ----------------------------------------------------
