@@ -209,40 +209,33 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
     return reading
 
 
-def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
-    normalized = normalize(text)
-    work = f" {normalized} "
-    limits, work = price_limits(work)
+_ASKS = (
+    (lx.SIMILAR, "similar"),
+    (lx.COMPARE, "compare"),
+    (lx.DETAILS, "details"),
+    (lx.AVAILABILITY, "availability"),
+    (lx.PRICE_QUESTION, "price"),
+    (lx.SIZE_QUESTION, "sizes"),
+    (lx.COLOR_QUESTION, "colors"),
+    (lx.MATERIAL_QUESTION, "material"),
+    (lx.BRAND_QUESTION, "brand"),
+    (lx.CATEGORY_QUESTION, "category"),
+    (lx.SHOW_MORE, "more"),
+    (lx.CHEAPER, "cheaper"),
+    (lx.PRICIER, "pricier"),
+)
 
-    asks: set[str] = set()
+
+def _asks(normalized: str) -> set[str]:
+    """What the message asks for or about ("compare", "price", "cheaper"...)."""
+    return {name for pattern, name in _ASKS if pattern.search(normalized)}
+
+
+def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
+    """(in stock wished, on sale wished, the order asked, the text without their words)."""
+    in_stock, work = _take(lx.IN_STOCK, work)
+    on_sale, work = _take(lx.ON_SALE, work)
     sort = ""
-    in_stock: bool | None = None
-    on_sale: bool | None = None
-    for pattern, name in (
-        (lx.SIMILAR, "similar"),
-        (lx.COMPARE, "compare"),
-        (lx.DETAILS, "details"),
-        (lx.AVAILABILITY, "availability"),
-        (lx.PRICE_QUESTION, "price"),
-        (lx.SIZE_QUESTION, "sizes"),
-        (lx.COLOR_QUESTION, "colors"),
-        (lx.MATERIAL_QUESTION, "material"),
-        (lx.BRAND_QUESTION, "brand"),
-        (lx.CATEGORY_QUESTION, "category"),
-        (lx.SHOW_MORE, "more"),
-        (lx.CHEAPER, "cheaper"),
-        (lx.PRICIER, "pricier"),
-    ):
-        if pattern.search(normalized):
-            asks.add(name)
-    if "cheaper" in asks or "pricier" in asks:
-        work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
-    found, work = _take(lx.IN_STOCK, work)
-    if found:
-        in_stock = True
-    found, work = _take(lx.ON_SALE, work)
-    if found:
-        on_sale = True
     for pattern, order in (
         (lx.PRICIEST, SORT_PRICIEST),
         (lx.CHEAPEST, SORT_CHEAPEST),
@@ -252,6 +245,18 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         if found:
             sort = order
             break
+    return (True if in_stock else None), (True if on_sale else None), sort, work
+
+
+def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
+    normalized = normalize(text)
+    work = f" {normalized} "
+    limits, work = price_limits(work)
+
+    asks = _asks(normalized)
+    if "cheaper" in asks or "pricier" in asks:
+        work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
+    in_stock, on_sale, sort, work = _stock_sale_sort(work)
 
     brands: list[str] = []
     exclude_brands: list[str] = []
