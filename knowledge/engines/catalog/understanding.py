@@ -248,6 +248,35 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
     return (True if in_stock else None), (True if on_sale else None), sort, work
 
 
+_SIZE_PATTERNS = (
+    re.compile(r"\bsize\s++([a-z0-9.]{1,5})\b"),
+    re.compile(
+        r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
+        r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b"
+    ),
+    re.compile(r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b"),
+    re.compile(r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b"),
+)
+_NUMERIC_SIZE_PATTERN = re.compile(_NUMERIC_SIZE)
+
+
+def _sizes(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
+    """The sizes the message names, as the catalog spells them, and the text without them;
+    a bare number is a size only when the catalog has that size ("in 42", not "in 2024")."""
+    sizes: list[str] = []
+    for size_pattern in (*_SIZE_PATTERNS, _NUMERIC_SIZE_PATTERN):
+        size_spans: list[tuple[int, int]] = []
+        for match in size_pattern.finditer(work):
+            raw = match.group(1).strip()
+            if size_pattern is _NUMERIC_SIZE_PATTERN and raw not in vocabulary.sizes:
+                continue
+            value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
+            sizes.append(vocabulary.sizes.get(value.lower(), value))
+            size_spans.append((match.start(1), match.end(1)))
+        work = _blank_spans(work, size_spans)
+    return sizes, work
+
+
 def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     normalized = normalize(text)
     work = f" {normalized} "
@@ -275,28 +304,8 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
 
     store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
 
-    sizes: list[str] = []
-    asked_size = ""
-    size_patterns = [
-        r"\bsize\s++([a-z0-9.]{1,5})\b",
-        r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
-        r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b",
-        r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
-        r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b",
-        _NUMERIC_SIZE,
-    ]
-    for size_pattern in size_patterns:
-        size_spans: list[tuple[int, int]] = []
-        for match in re.finditer(size_pattern, work):
-            raw = match.group(1).strip()
-            if size_pattern is _NUMERIC_SIZE and raw not in vocabulary.sizes:
-                continue  # "in 2024" is not a size unless the catalog has that size
-            value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
-            catalog_value = vocabulary.sizes.get(value.lower(), value)
-            sizes.append(catalog_value)
-            asked_size = asked_size or catalog_value
-            size_spans.append((match.start(1), match.end(1)))
-        work = _blank_spans(work, size_spans)
+    sizes, work = _sizes(work, vocabulary)
+    asked_size = sizes[0] if sizes else ""
 
     colors: list[str] = []
     materials: list[str] = []
