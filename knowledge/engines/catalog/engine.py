@@ -13,6 +13,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
@@ -303,7 +304,7 @@ class Turn:
         if not self.u.store_code or self.asked_store is None or not draft.items:
             return draft
         product = draft.items[0].product
-        _, rows = self.tools.run(
+        _tool_result, rows = self.tools.run(
             "check_availability",
             {"gtin": product.gtin or product.item_id, "store": self.asked_store.code},
             partial(check_availability, self.context, product=product, store=self.asked_store),
@@ -484,10 +485,14 @@ class Turn:
             + (" in your store." if self.store else ".")
             + (about or " What are you looking for?"),
         }
-        return Draft(
-            text=texts.get(kind, texts["greeting"]),
-            suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
-        )
+        text = texts.get(kind, texts["greeting"])
+        if kind == "thanks" and lx.HOW_ARE_YOU.search(self.u.normalized):
+            # "thanks! how is your day going?": both answered.
+            text = _(
+                "You're welcome, and I'm doing well, thanks for asking! Is there anything else "
+                "I can help you find?"
+            )
+        return Draft(text=text, suggestions=sg.smalltalk_suggestions(self.vocabulary, page))
 
     def out_of_scope(self, page: Product | None) -> Draft:
         return Draft(

@@ -236,7 +236,7 @@ def variant_sentences(
     extra = getattr(variant, other)
     described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
     row = rows.get(variant.pk)
-    status, _ = stock_of(variant, store, row)
+    status, _quantity = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
         stock = ph.stock_phrase(variant, store, row)
         return [
@@ -302,7 +302,7 @@ def _values_text(
 
 def topic_sentences(product: Product, topic: str, variants: list[Product]) -> list[str]:
     """A detail only the description can tell (battery life, fit...): quoted, or said unknown."""
-    _, keywords = lx.TOPICS[topic]
+    _pattern, keywords = lx.TOPICS[topic]
     quote = description_quote(product, list(keywords))
     if quote:
         sentences = [f"About the {topic}, the {product.title}'s description says: “{quote}”"]
@@ -396,7 +396,7 @@ def product_reply(
     for product in products[:4]:
         shown = product
         if "details" in aspects or {"sizes", "colors", "price", "topic"} & set(aspects):
-            _, variants = tools.run(
+            _tool_result, variants = tools.run(
                 "get_product",
                 {"gtin": product.gtin or product.item_id},
                 partial(get_product, context, product=product),
@@ -432,7 +432,7 @@ def product_reply(
         if "material" in aspects:
             sentences += material_sentences(product)
         if "availability" in aspects:
-            _, rows = tools.run(
+            _tool_result, rows = tools.run(
                 "check_availability",
                 {
                     "gtin": product.gtin or product.item_id,

@@ -331,7 +331,7 @@ def nearest_of_kind(context: ToolContext, tools: ToolCalls, base: Product) -> Pr
     """The product of the base's kind nearest to it in price ("compare it with a similar
     camera"), or None."""
     constraints = Constraints(category=base.category)
-    _, shown = _alternatives(context, tools, base, constraints, False)
+    _found, shown = _alternatives(context, tools, base, constraints, False)
     if not shown:
         return None
     return min(shown, key=lambda p: abs(p.current_price - base.current_price))
