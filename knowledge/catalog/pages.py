@@ -20,15 +20,16 @@ def family_product_find(*, organization_id: uuid.UUID, url: str) -> Product | No
     """The product that stands for the family whose variants' pages are `url` with variant
     parameters: an in-stock one first, then the lowest price. None when there is none.
 
-    `url` is canonical and without a query. A range on the (organization, url) index: the
-    variants' pages are exactly those after `url?` and before `url@` ("@" follows "?").
+    `url` is canonical and without a query. A prefix match within the organization's rows
+    (a range on the url index would depend on the database's collation), read only when no
+    product has the page itself; SQLite's LIKE ignores case, so the prefix is checked again.
     """
     if "?" in url:
         return None
     variants = [
         product
         for product in Product.objects.filter(
-            organization_id=organization_id, url__gt=f"{url}?", url__lt=f"{url}@"
+            organization_id=organization_id, url__startswith=f"{url}?"
         ).order_by("url")[:FAMILY_VARIANTS_READ]
         if product.url.startswith(f"{url}?")
     ]
