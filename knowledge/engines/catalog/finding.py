@@ -241,6 +241,18 @@ def distinct_total(products: list[Product], total: int, offset: int = 0) -> int 
     return len(one_per_group(products))
 
 
+def _group_key(product: Product) -> str:
+    """Variants differing only in their attributes (colour, size, material) are one product;
+    variants a feed tells apart only by title ("Gaming PC i7-8700" and "R7-2700", with no
+    attribute) are products of their own."""
+    if not product.item_group_id:
+        return f"item:{product.pk}"
+    own = set(words(f"{product.color} {product.size} {product.material}"))
+    if own:
+        return product.item_group_id
+    return f"{product.item_group_id}:{product.title.lower()}"
+
+
 def one_per_group(products: list[Product]) -> list[Product]:
     """Variants of one product (same `item_group_id`) are shown once: an in-stock one before
     one out of stock, then one on sale for less than the first (the blue phone at 449 beside the black
@@ -257,7 +269,7 @@ def one_per_group(products: list[Product]) -> list[Product]:
         return on_sale and product.current_price < current.current_price
 
     for product in products:
-        key = product.item_group_id or f"item:{product.pk}"
+        key = _group_key(product)
         current = chosen.get(key)
         if current is None:
             chosen[key] = product
