@@ -22,7 +22,7 @@ BATTERY = _words(
 )  # fmt: skip
 COMPATIBILITY = _words(
     "charger", "charging", "case", "cable", "adapter", "earphones?", "headphones?",
-    "earbuds?", "airpods?", "magsafe", "stand", "mount", "monopod", "selfie", "battery pack",
+    "earbuds?", "airpods?", "magsafe", "stand", "mount", "battery pack",
     "compatible", "strap", "keyboard", "mouse",
 )  # fmt: skip
 DEVICE = _words(
@@ -32,7 +32,7 @@ DEVICE = _words(
 # Things that go with a device rather than being one: no battery life or storage to ask about.
 ACCESSORY = _words(
     "chargers?", "cases?", "covers?", "cables?", "adapters?", "stands?", "mounts?",
-    "monopods?", "pedestals?", "tripods?", "selfie", "holders?", "protectors?", "straps?",
+    "pedestals?", "tripods?", "holders?", "protectors?", "straps?",
 )  # fmt: skip
 # A material the title already names ("Bamboo Spatula") needs no question.
 MATERIAL_IN_TITLE = _words(
@@ -56,8 +56,8 @@ CONNECTOR = re.compile(
     r"\s+(?:with|for|and|featuring|including|in)\s+|\s*[,|(\-\u2013]\s*", re.IGNORECASE
 )
 
-# Groceries of one ingredient ("Honey Jar", "Bottled Water"): "ingredients" would sound silly.
-_SINGLE_INGREDIENTS = frozenset("water rice honey milk egg eggs sugar salt flour oil".split())  # noqa: SIM905
+# Groceries of one ingredient ("Honey Jar", "Bottled Water"): one word once packaging words
+# are set aside; "ingredients" would sound silly.
 _PACKAGING = frozenset(
     [
         "jar",
@@ -123,8 +123,6 @@ _NOT_KIND = frozenset(
         "silver",
         "beige",
         "navy",
-        "plum",
-        "starlight",
         "off",
     ]
 )
@@ -132,7 +130,7 @@ _NOT_KIND = frozenset(
 
 def single_ingredient(title: str) -> bool:
     words = [word for word in re.findall(r"[a-z]+", title.lower()) if word not in _PACKAGING]
-    return bool(words) and all(word in _SINGLE_INGREDIENTS for word in words)
+    return len(words) == 1
 
 
 def kind_words(title: str) -> list[str]:

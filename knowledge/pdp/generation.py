@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from knowledge.catalog.descriptions import MATERIAL_WORDS, description_quote
+from knowledge.engines.catalog.lexicon import TOPICS
 from knowledge.models import IN_STORE_STOCK, Availability, Product, StoreInventory
 from knowledge.pdp import clues
 from knowledge.pdp.comparison import comparison_title, is_device
@@ -223,16 +225,14 @@ def _variant_questions(facts: Facts) -> list[tuple[int, str]]:
             if others:
                 asked = others[len(others) // 2]
                 found.append((14, f"{name.be.capitalize()} {name.the} available in size {asked}?"))
-    elif wearable and family != Family.ACCESSORIES:
-        if product.size.strip():
-            found.append(
-                (
-                    16,
-                    f"{name.does.capitalize()} {name.the} come in sizes other than {product.size.strip()}?",
-                )
+    elif wearable and family != Family.ACCESSORIES and product.size.strip():
+        # Without a size in the catalog there is nothing to answer a size question with.
+        found.append(
+            (
+                16,
+                f"{name.does.capitalize()} {name.the} come in sizes other than {product.size.strip()}?",
             )
-        else:
-            found.append((21, f"What sizes {name.does} {name.the} come in?"))
+        )
     shade = "shades" if family == Family.BEAUTY else "colours"
     if len(facts.colors) >= 2:
         found.append((12, f"What {shade} {name.does} {name.the} come in?"))
@@ -246,43 +246,51 @@ def _variant_questions(facts: Facts) -> list[tuple[int, str]]:
     return found
 
 
+def _told(product: Product, topic: str) -> bool:
+    """Whether the description answers a question on `topic` (lexicon.TOPICS), as the
+    assistant's answer quotes it."""
+    return bool(description_quote(product, TOPICS[topic][1]))
+
+
 def _family_questions(facts: Facts) -> list[tuple[int, str]]:
+    """Questions about a detail of the product's kind, each only when its data answers it."""
     product, family, name = facts.product, facts.family, facts.name
-    text = f"{product.title} {product.category} {product.description}"
     found: list[tuple[int, str]] = []
-    if family in (Family.APPAREL, Family.SHOES):
-        if clues.FIT.search(product.description):
-            found.append((13, f"How {name.does} {name.the} fit?"))
-        else:
-            found.append((22, f"{name.does.capitalize()} {name.the} run true to size?"))
+    if family in (Family.APPAREL, Family.SHOES) and _told(product, "fit"):
+        found.append((13, f"How {name.does} {name.the} fit?"))
     elif family == Family.ELECTRONICS:
         accessory = bool(clues.ACCESSORY.search(product.title))
-        if accessory or clues.COMPATIBILITY.search(f"{product.title} {product.description}"):
+        if _told(product, "compatibility"):
             found.append((12, f"Which devices {name.be} {name.the} compatible with?"))
-        if clues.BATTERY.search(text) and not accessory:
+        if _told(product, "battery life") and not accessory:
             found.append((13, f"How long does the battery of {name.the} last?"))
-        if is_device(product) or (clues.STORAGE.search(text) and not accessory):
+        if (is_device(product) or clues.STORAGE.search(product.title)) and (
+            _told(product, "storage") or any(clues.STORAGE.search(s) for s in facts.sizes)
+        ):
             found.append((14, f"How much storage {name.does} {name.the} have?"))
-    elif family == Family.APPLIANCES:
-        found.append((14, f"What are the dimensions of {name.the}?"))
+    elif family in (Family.APPLIANCES, Family.FURNITURE) and _told(product, "dimensions"):
+        found.append((12, f"What are the dimensions of {name.the}?"))
     elif family == Family.GROCERIES:
         kind = f"{product.category} {product.title}"
         if not FRESH_PRODUCE.search(kind) and not clues.single_ingredient(product.title):
-            found.append((12, f"What are the ingredients of {name.the}?"))
-            found.append((13, f"{name.does.capitalize()} {name.the} contain any common allergens?"))
-    elif family == Family.FURNITURE:
-        found.append((12, f"What are the dimensions of {name.the}?"))
-        if not product.material.strip() and not clues.MATERIAL_IN_TITLE.search(product.title):
-            found.append((13, f"What material {name.be} {name.the} made of?"))
+            if _told(product, "ingredients"):
+                found.append((12, f"What are the ingredients of {name.the}?"))
+            if _told(product, "allergens"):
+                found.append(
+                    (13, f"{name.does.capitalize()} {name.the} contain any common allergens?")
+                )
     elif family == Family.BEAUTY:
-        if clues.SKIN_PRODUCT.search(f"{product.title} {product.category}"):
+        if clues.SKIN_PRODUCT.search(f"{product.title} {product.category}") and _told(
+            product, "suitability for sensitive skin"
+        ):
             found.append((12, f"{name.be.capitalize()} {name.the} suitable for sensitive skin?"))
-    elif family == Family.FRAGRANCE:
+    elif family == Family.FRAGRANCE and _told(product, "smell"):
         found.append((12, f"What {name.does} {name.the} smell like?"))
-    elif (
-        family in (Family.ACCESSORIES, Family.KITCHEN)
+    if (
+        family in (Family.ACCESSORIES, Family.KITCHEN, Family.FURNITURE)
         and not product.material.strip()
         and not clues.MATERIAL_IN_TITLE.search(product.title)
+        and description_quote(product, MATERIAL_WORDS)
     ):
         found.append((16, f"What material {name.be} {name.the} made of?"))
     return found

@@ -88,6 +88,8 @@ def question_sets_follow_catalog(*, organization: Organization, urls: Collection
         groups.update(found.values_list("item_group_id", flat=True))
     for chunk in _chunks(sorted(groups)):
         pages.update(products.filter(item_group_id__in=chunk).values_list("url", flat=True))
+    # A family's page (the variants' page without their parameters) has a set of its own.
+    pages.update([url.split("?", 1)[0] for url in pages if "?" in url])
     for chunk in _chunks(sorted(pages)):
         question_sets = PdpQuestionSet.objects.filter(
             organization=organization, url__in=chunk, generated=True

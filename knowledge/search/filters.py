@@ -66,7 +66,10 @@ def apply_filters(queryset: QuerySet[Product], filters: SearchFilters) -> QueryS
         ("age_group", filters.age_groups),
     ):
         if values:
-            conditions.append(_any_iexact(name, values))
+            condition = _any_iexact(name, values)
+            if name == "color":
+                condition |= _any_listed_color(values)
+            conditions.append(condition)
     if filters.on_sale is not None:
         on_sale = Q(sale_price__isnull=False, sale_price__lt=F("price"))
         conditions.append(on_sale if filters.on_sale else ~on_sale)
@@ -90,6 +93,19 @@ def _any_iexact(field_name: str, values: tuple[str, ...]) -> Q:
     if not cleaned:
         return Q()
     return reduce(or_, (Q(**{f"{field_name}__iexact": value}) for value in cleaned))
+
+
+def _any_listed_color(values: tuple[str, ...]) -> Q:
+    """A feed's multi-colour value names up to three colours separated by "/" ("White/Black"):
+    each of them matches."""
+    condition = Q()
+    for value in (v.strip() for v in values if v and v.strip()):
+        condition |= (
+            Q(color__istartswith=f"{value}/")
+            | Q(color__iendswith=f"/{value}")
+            | Q(color__icontains=f"/{value}/")
+        )
+    return condition
 
 
 def _category_matches(category: str) -> Q:

@@ -42,6 +42,7 @@ MORE = "more"
 SEARCH = "search"
 CLARIFY = "clarify"  # a question about "it" when nothing is in view
 SHOP_POLICY = "shop_policy"  # delivery, returns, payment: not the catalog's
+NOT_IN_FEED = "not_in_feed"  # ratings, reviews, sales figures: no catalog holds them
 GIFT = "gift"  # gift ideas, with no product named
 UNKNOWN = "unknown"
 
@@ -79,6 +80,8 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str
         return SMALLTALK
     if u.shop_policy:
         return SHOP_POLICY
+    if u.not_in_feed and (u.interrogative or not subject):
+        return NOT_IN_FEED
     if u.gift and not subject and not c.brands:
         return GIFT
     has_products = bool(on_pdp or state.shown or state.focus)

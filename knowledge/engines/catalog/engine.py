@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from knowledge.engines.base import EventSink, Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
+from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.lexicon import FILLER_WORDS
-from knowledge.engines.catalog.replies_product import compare_reply, product_reply
+from knowledge.engines.catalog.replies_limits import not_in_feed_reply
+from knowledge.engines.catalog.replies_product import (
+    availability_sentences,
+    compare_reply,
+    product_reply,
+    topic_sentences,
+)
 from knowledge.engines.catalog.replies_search import (
     gift_reply,
     more_reply,
+    nearest_of_kind,
     search_reply,
     similar_reply,
 )
@@ -30,6 +40,7 @@ from knowledge.engines.catalog.snapshots import inventory_for, product_snapshot
 from knowledge.engines.catalog.streaming import ToolCalls, publish_text
 from knowledge.engines.catalog.tools import (
     ToolContext,
+    check_availability,
     get_page_context,
     item_ids_with_variants,
     page_product_find,
@@ -51,6 +62,27 @@ _COMPARE_LEAD = re.compile(
 )
 
 
+# "compare it with a similar camera": the product and another of its kind.
+_ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
+
+
+# Questions whose words may be a product's name ("Light Shade", "Pixelon Fit").
+_ASK_WORDS = {
+    "colors": lx.COLOR_QUESTION,
+    "sizes": lx.SIZE_QUESTION,
+    "material": lx.MATERIAL_QUESTION,
+}
+
+
+def _before_question(text: str, line: str) -> str:
+    """`text` with `line` added before its closing question ("Would you like more details
+    about it?"), else at its end."""
+    lines = text.split("\n")
+    at = len(lines) - 1 if len(lines) > 1 and lines[-1].endswith("?") else len(lines)
+    lines.insert(at, line)
+    return "\n".join(lines)
+
+
 def about_page(u: Understanding, page: Product) -> Understanding:
     """The message read as being about the page's product when it names it.
 
@@ -67,8 +99,15 @@ def about_page(u: Understanding, page: Product) -> Understanding:
     in_title = {w.lower() for w in (*c.colors, *c.materials)} & set(words(page.title))
     constraints = replace(
         c,
-        terms=tuple(t for t in c.terms if singular(t) not in title_stems and t not in title),
-        brands=tuple(b for b in c.brands if b.lower() != page.brand.lower()),
+        terms=tuple(
+            t
+            for t in c.terms
+            if singular(t) not in title_stems and t not in title and not set(words(t)) <= title
+        ),
+        # Its own brand, or a brand whose words are its name ("the Apple" on a fruit's page).
+        brands=tuple(
+            b for b in c.brands if b.lower() != page.brand.lower() and not set(words(b)) <= title
+        ),
         # "Cat Food" reads as groceries, "Trainers" as footwear: the page's own category.
         category=(
             ""
@@ -76,15 +115,27 @@ def about_page(u: Understanding, page: Product) -> Understanding:
             and (
                 {singular(w) for w in words(c.category)} & title_stems
                 or fold(c.category) in fold(page.category)
+                or (c.label and singular(c.label) in title_stems)  # "Drink" read as beverages
             )
             else c.category
         ),
         colors=tuple(x for x in c.colors if x.lower() not in in_title),
         materials=tuple(x for x in c.materials if x.lower() not in in_title),
     )
+    # "the Pixelon Fit Smartwatch": "fit" is its name here, not a question about fit.
+    named_words = " ".join(words(page.title))
+    topic = u.topic
+    if topic and lx.TOPICS[topic][0].search(named_words):
+        topic = ""
+    # "the Light Shade": "shade" names it, it does not ask for its colours.
+    asks = {
+        ask for ask in u.asks if ask not in _ASK_WORDS or not _ASK_WORDS[ask].search(named_words)
+    }
     return replace(
         u,
         constraints=constraints,
+        topic=topic,
+        asks=asks,
         pronoun=True,
         asked_color="" if u.asked_color.lower() in in_title else u.asked_color,
         name_words=tuple(w for w in u.name_words if w not in title),
@@ -164,10 +215,15 @@ class Turn:
                 "their prices and what's in stock.",
                 suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
             )
+        if kind == dl.NOT_IN_FEED:
+            return not_in_feed_reply(self.u, self.state, self.vocabulary, page)
         if kind == dl.GIFT:
             return gift_reply(self.context, self.tools, self.u.constraints)
         if kind == dl.COMPARE:
             products = self.compare_targets(page)
+            if len(products) == 1 and _ANOTHER.search(self.u.normalized):
+                other = nearest_of_kind(self.context, self.tools, products[0])
+                products += [other] if other is not None else []
             if len(products) >= 2:
                 return compare_reply(self.context, self.tools, products)
             if not self.u.constraints.has_subject():
@@ -222,12 +278,50 @@ class Turn:
             or self.u.asks & {"cheaper", "pricier"}
         ):
             constraints, continues = dl.next_search(self.u, self.state)
-            return search_reply(
-                self.context, self.tools, constraints, state=self.state, continues=continues
+            # "something more expensive": other products, not another variant of those shown.
+            shown = self.state.shown if continues and self.u.asks & {"cheaper", "pricier"} else []
+            draft = search_reply(
+                self.context,
+                self.tools,
+                constraints,
+                state=self.state,
+                continues=continues,
+                exclude=item_ids_with_variants(
+                    self.request.organization, self._from_snapshots(shown)
+                )
+                if shown
+                else (),
             )
+            return self.with_topic(self.with_store_stock(draft))
         if page is not None:
             return product_reply(self.context, self.tools, [page], self.u, store=self.asked_store)
         return self.not_understood()
+
+    def with_store_stock(self, draft: Draft) -> Draft:
+        """A search that names a store ("the rain jacket in Munich?"): the first product's
+        stock there follows the products found."""
+        if not self.u.store_code or self.asked_store is None or not draft.items:
+            return draft
+        product = draft.items[0].product
+        _tool_result, rows = self.tools.run(
+            "check_availability",
+            {"gtin": product.gtin or product.item_id, "store": self.asked_store.code},
+            partial(check_availability, self.context, product=product, store=self.asked_store),
+            lambda result: result[0],
+        )
+        sentences = availability_sentences(product, rows, self.asked_store)
+        draft.text = _before_question(draft.text, " ".join(sentences))
+        return draft
+
+    def with_topic(self, draft: Draft) -> Draft:
+        """A search that asks about a detail ("what warranty does the laptop have?"): what
+        the first product's data says about it follows the products found."""
+        if not self.u.topic or not draft.items:
+            return draft
+        product = draft.items[0].product
+        sentences = topic_sentences(product, self.u.topic, [product])
+        draft.text = _before_question(draft.text, " ".join(sentences))
+        return draft
 
     # --- products the message points at ----------------------------------------------------
 
@@ -390,10 +484,14 @@ class Turn:
             + (" in your store." if self.store else ".")
             + (about or " What are you looking for?"),
         }
-        return Draft(
-            text=texts.get(kind, texts["greeting"]),
-            suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
-        )
+        text = texts.get(kind, texts["greeting"])
+        if kind == "thanks" and lx.HOW_ARE_YOU.search(self.u.normalized):
+            # "thanks! how is your day going?": both answered.
+            text = _(
+                "You're welcome, and I'm doing well, thanks for asking! Is there anything else "
+                "I can help you find?"
+            )
+        return Draft(text=text, suggestions=sg.smalltalk_suggestions(self.vocabulary, page))
 
     def out_of_scope(self, page: Product | None) -> Draft:
         return Draft(

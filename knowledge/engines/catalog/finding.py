@@ -22,7 +22,7 @@ from knowledge.engines.catalog.understanding import (
 from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
 from knowledge.models import Availability, Product, Store
 from knowledge.search import SearchFilters, product_search
-from knowledge.search.text import fold
+from knowledge.search.text import fold, words
 
 # How many candidates to rank before keeping the chatbot's `max_products`.
 CANDIDATES = 24
@@ -186,6 +186,11 @@ def matches_all(product: Product, words: list[str]) -> bool:
     return all(singular(fold(word))[:5] in text for word in words)
 
 
+def _named_by(product: Product, said: list[str]) -> bool:
+    title = {singular(word) for word in words(product.title)}
+    return any(singular(word) in title for word in said)
+
+
 def search_once(
     *,
     organization: Organization,
@@ -236,20 +241,40 @@ def distinct_total(products: list[Product], total: int, offset: int = 0) -> int 
     return len(one_per_group(products))
 
 
+def _group_key(product: Product) -> str:
+    """Variants differing only in their attributes (colour, size, material) are one product;
+    variants a feed tells apart only by title ("Gaming PC i7-8700" and "R7-2700", with no
+    attribute) are products of their own."""
+    if not product.item_group_id:
+        return f"item:{product.pk}"
+    own = set(words(f"{product.color} {product.size} {product.material}"))
+    if own:
+        return product.item_group_id
+    return f"{product.item_group_id}:{product.title.lower()}"
+
+
 def one_per_group(products: list[Product]) -> list[Product]:
-    """Variants of one product (same `item_group_id`) are shown once, the in-stock one first."""
+    """Variants of one product (same `item_group_id`) are shown once: an in-stock one before
+    one out of stock, then one on sale for less than the first (the blue phone at 449 beside the black
+    one at 499), else the first the search ranked."""
     chosen: dict[str, Product] = {}
     order: list[str] = []
+
+    def better(product: Product, current: Product) -> bool:
+        in_stock = product.availability == Availability.IN_STOCK
+        current_in_stock = current.availability == Availability.IN_STOCK
+        if in_stock != current_in_stock:
+            return in_stock
+        on_sale = product.sale_price is not None and product.sale_price < product.price
+        return on_sale and product.current_price < current.current_price
+
     for product in products:
-        key = product.item_group_id or f"item:{product.pk}"
+        key = _group_key(product)
         current = chosen.get(key)
         if current is None:
             chosen[key] = product
             order.append(key)
-        elif (
-            current.availability != Availability.IN_STOCK
-            and product.availability == Availability.IN_STOCK
-        ):
+        elif better(product, current):
             chosen[key] = product
     return [chosen[key] for key in order]
 
@@ -395,6 +420,15 @@ def find(
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2]
     loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
+    shared = {p.pk: sum(matches_all(p, [w]) for w in said) for p in loose}
+    if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
+        # A thing named in two words, the last of which no product has ("dog food" in a shop
+        # without food): a product whose description shares the other word is not it; one
+        # whose name does may be ("a gift for a tennis fan": the Tennis Ball). Longer
+        # messages describe a need ("for my dog to play fetch with"), kept as they are.
+        loose = [p for p in loose if _named_by(p, said)]
+    # The products sharing most of the shopper's words first ("dry on a rainy walk").
+    loose.sort(key=lambda p: -shared[p.pk])
     if loose:
         # Nothing has every word, even with the other wishes relaxed: the closest matches,
         # still within every other wish, with "words" named as what was relaxed.

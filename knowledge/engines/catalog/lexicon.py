@@ -43,7 +43,6 @@ COLORS = frozenset(
         "coral",
         "mint",
         "plum",
-        "starlight",
         "rose",
     ]
 )
@@ -115,72 +114,52 @@ GENDER_WORDS = {
     "unisex": "unisex",
 }
 
-# Shopper words for a catalog category, used only when the target exists in the catalog.
+# General shopping English: a shopper's word and the words shops name its category with. A
+# target counts only when the catalog has a category level named by it, or ending in it
+# ("earrings" finds a catalog's "Womens Jewellery" through "jewellery"): vocabulary.py.
 CATEGORY_SYNONYMS = {
-    "phone": ("smartphones", "phones", "mobile phones"),
-    "phones": ("smartphones", "phones", "mobile phones"),
-    "smartphone": ("smartphones",),
-    "cellphone": ("smartphones", "phones"),
-    "mobile": ("smartphones", "mobile phones"),
-    "mobiles": ("smartphones", "mobile phones"),
-    "laptop": ("laptops", "notebooks"),
-    "notebook": ("laptops", "notebooks"),
-    "computer": ("laptops", "computers"),
-    "perfume": ("perfumes", "fragrances"),
-    "perfumes": ("perfumes", "fragrances"),
-    "fragrance": ("fragrances", "perfumes"),
-    "scent": ("fragrances", "perfumes"),
-    "cologne": ("fragrances", "perfumes"),
-    "tablet": ("tablets",),
-    "sofa": ("sofas",),
-    "couch": ("sofas",),
-    "bike": ("motorcycles", "bicycles"),
-    "motorbike": ("motorcycles",),
-    "motorcycle": ("motorcycles",),
-    "car": ("vehicle", "cars"),
-    "cars": ("vehicle", "cars"),
-    "sunglass": ("sunglasses",),
-    "shades": ("sunglasses",),
-    "groceries": ("groceries",),
-    "grocery": ("groceries",),
-    "food": ("groceries",),
-    "fruit": ("fruits",),
-    "vegetable": ("vegetables",),
-    "veggies": ("vegetables",),
-    "drink": ("beverages",),
-    "drinks": ("beverages",),
-    "beverage": ("beverages",),
-    "makeup": ("beauty",),
-    "cosmetics": ("beauty",),
-    "furniture": ("furniture",),
-    "watch": ("watches",),
-    "earring": ("womens jewellery",),
-    "earrings": ("womens jewellery",),
-    "jewelry": ("womens jewellery", "jewelry", "jewellery"),
-    "jewellery": ("womens jewellery", "jewellery", "jewelry"),
-    "headphones": ("headphones", "audio"),
-    "dress": ("womens dresses", "dresses"),
-    "dresses": ("womens dresses", "dresses"),
-    "handbag": ("womens bags", "bags"),
-    "handbags": ("womens bags", "bags"),
-    "bag": ("womens bags", "bags"),
-    "bags": ("womens bags", "bags"),
-    "sneakers": ("sneakers", "footwear"),
-    "sneaker": ("sneakers", "footwear"),
-    "trainers": ("sneakers", "footwear"),
-    "shoes": ("footwear", "shoes"),
-    "shoe": ("footwear", "shoes"),
-    "footwear": ("footwear",),
-    "shirt": ("shirts", "mens shirts", "t shirts"),
-    "tee": ("t shirts", "tees"),
-    "tees": ("t shirts", "tees"),
-    "tshirt": ("t shirts",),
-    "tshirts": ("t shirts",),
-    "shirts": ("shirts", "mens shirts"),
-    "tops": ("tops",),
-    "kitchen": ("kitchen accessories",),
+    "phone": ("smartphone", "phone", "mobile phone"),
+    "cellphone": ("smartphone", "phone", "mobile phone"),
+    "mobile": ("smartphone", "mobile phone"),
+    "smartphone": ("smartphone", "phone"),
+    "laptop": ("laptop", "notebook"),
+    "notebook": ("laptop", "notebook"),
+    "computer": ("computer", "laptop"),
+    "perfume": ("perfume", "fragrance"),
+    "fragrance": ("fragrance", "perfume"),
+    "scent": ("fragrance", "perfume"),
+    "cologne": ("fragrance", "perfume"),
+    "couch": ("sofa", "couch"),
+    "settee": ("sofa",),
+    "bike": ("bicycle", "bike", "motorcycle"),
+    "motorbike": ("motorcycle",),
+    "car": ("car", "vehicle"),
+    "shades": ("sunglass", "sunglasses", "eyewear"),
+    "sunglass": ("sunglasses", "eyewear"),
+    "grocery": ("grocery", "groceries", "food"),
+    "food": ("food", "groceries", "grocery"),
+    "veggie": ("vegetable",),
+    "drink": ("beverage", "drink"),
+    "makeup": ("makeup", "cosmetic", "beauty"),
+    "cosmetic": ("cosmetic", "beauty", "makeup"),
+    "watch": ("watch", "watches"),
+    "earring": ("jewellery", "jewelry"),
+    "necklace": ("jewellery", "jewelry"),
+    "bracelet": ("jewellery", "jewelry"),
+    "jewelry": ("jewelry", "jewellery"),
+    "jewellery": ("jewellery", "jewelry"),
+    "headphone": ("headphone", "audio"),
+    "earbud": ("headphone", "earphone", "audio"),
+    "handbag": ("bag", "handbag"),
+    "purse": ("bag", "handbag"),
+    "sneaker": ("sneaker", "footwear", "shoe"),
+    "trainer": ("sneaker", "footwear", "shoe"),
+    "shoe": ("footwear", "shoe"),
+    "tee": ("t shirt", "tee"),
+    "tshirt": ("t shirt",),
+    "shirt": ("shirt", "t shirt"),
     "skincare": ("skin care",),
-    "sports": ("sports accessories", "sports equipment"),
+    "plant": ("plant",),
 }
 
 # Words that say nothing about which product is wanted.
@@ -462,7 +441,11 @@ THANKS = re.compile(
 GOODBYE = re.compile(
     r"\b(bye|goodbye|good bye|see you|see ya|have a nice day|that's all|that is all)\b"
 )
-HOW_ARE_YOU = re.compile(r"\b(how are you|how's it going|how are things|how do you do)\b")
+HOW_ARE_YOU = re.compile(
+    r"\b(how are you( doing)?|how's it going|how are things|how do you do|how have you been|"
+    r"(how's|how is|how was) (your|the) (day|morning|afternoon|evening|night|week|weekend)"
+    r"( going| been)?|hope (you're|you are) (well|good|fine|doing well))\b"
+)
 WHO_ARE_YOU = re.compile(
     r"\b(who are you|what are you|are you a (bot|robot|human|person|ai)|your name|"
     r"what can you do|how can you help|what do you do|help me|^help$|how does this work)\b"
@@ -592,7 +575,18 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
         re.compile(
             r"\b(which devices|what devices|compatible( with)?|compatibility|works? with)\b"
         ),
-        ("compatible", "iphone", "android", "device", "usb", "bluetooth", "works with"),
+        (
+            "compatible",
+            "iphone",
+            "android",
+            "device",
+            "usb",
+            "bluetooth",
+            "works with",
+            "phone",
+            "tablet",
+            "laptop",
+        ),
     ),
     "ingredients": (
         re.compile(r"\b(ingredients?|what is it made with|made with)\b"),
@@ -614,6 +608,10 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
         re.compile(r"\b(warranty|guarantee)\b"),
         ("warranty", "guarantee"),
     ),
+    "capacity": (
+        re.compile(r"\b(how many (people|persons|guests|seats)|(sleeps|seats) how many)\b"),
+        ("person", "people", "guest", "seat", "sleeps"),
+    ),
     "fit": (
         re.compile(
             r"\b(how (does|do) .{0,60}? fit|fits?|run(s)? true to size|true to size|run(s)? (small|large|big))\b"
@@ -623,6 +621,18 @@ TOPICS: dict[str, tuple[re.Pattern[str], tuple[str, ...]]] = {
 }
 # Words of a topic's question that are only said around it ("how long ... last").
 TOPIC_EXTRA = {"battery life": re.compile(r"\b(how long|last)\b")}
+
+# Facts no product feed holds (Merchant Center has no field for them): a question about one
+# gets a sentence saying so and what can be answered instead, never a search for its words.
+NOT_IN_FEED: dict[str, re.Pattern[str]] = {
+    "ratings": re.compile(
+        r"\b(ratings?|rated|reviews?|reviewed|reviewers?|stars?|testimonials?|"
+        r"customer (opinions|feedback)|what (do )?(other )?(people|customers|buyers) (say|think))\b"
+    ),
+    "sales figures": re.compile(
+        r"\b(best ?sell(ing|ers?)|sells? (the )?(most|best)|how many (have you )?sold)\b"
+    ),
+}
 
 # Whole messages that only acknowledge ("ok", "cool").
 ACKNOWLEDGE = re.compile(

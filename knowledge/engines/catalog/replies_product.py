@@ -11,6 +11,9 @@ import re
 from functools import partial
 from typing import Any
 
+from django.utils.translation import gettext as _
+
+from knowledge.catalog.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -23,8 +26,9 @@ from knowledge.engines.catalog.tools import (
     compare_products,
     get_product,
 )
-from knowledge.engines.catalog.understanding import Understanding, singular
+from knowledge.engines.catalog.understanding import Understanding
 from knowledge.models import Availability, Product, Store, StoreInventory, in_store_stock
+from knowledge.search.text import words
 
 
 def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
@@ -33,6 +37,7 @@ def _response(result: tuple[dict[str, Any], Any]) -> dict[str, Any]:
 
 ASPECT_ORDER = (
     "topic",
+    "in stock values",
     "sizes",
     "colors",
     "material",
@@ -54,10 +59,13 @@ def aspects_of(u: Understanding) -> list[str]:
         asked.discard("colors") if u.asked_size else asked.discard("sizes")
     if "cheaper" in asked:
         asked.add("price")
-    if (asked & {"sizes", "colors"}) and (
-        u.asked_size or u.asked_color or not re.search(r"\bstock\b", u.normalized)
-    ):
-        # "what sizes are available?", "do you have it in XL?": the variant answer says it.
+    if (asked & {"sizes", "colors"}) and not (u.asked_size or u.asked_color):
+        # "which sizes are in stock?": the sizes in stock, not the product's stock.
+        if re.search(r"\b(stock|here)\b", u.normalized) or u.constraints.in_stock:
+            asked.add("in stock values")
+        asked.discard("availability")
+    elif asked & {"sizes", "colors"}:
+        # "do you have it in XL?": the variant answer says it.
         asked.discard("availability")
     if u.topic:
         asked.add("topic")
@@ -188,8 +196,10 @@ def variant_sentences(
     *,
     store: Store | None,
     rows: dict[int, StoreInventory],
+    stocked: bool = False,
 ) -> tuple[list[str], Product | None]:
-    """Sizes or colours across the product's variants; the variant asked for, if any.
+    """Sizes or colours across the product's variants (`stocked`: those in stock, in the
+    shopper's store when given); the variant asked for, if any.
 
     The variant keeps the product's other attribute where it can ("in L" of the black tee
     is the black one in L), and its stock is that of the shopper's store when given.
@@ -208,15 +218,7 @@ def variant_sentences(
     if not values:
         return [f"The catalog doesn't list {label}s for the {name}."], None
     if not asked:
-        plural = f"{label}s" if len(values) > 1 else label
-        in_stock = {
-            getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK
-        }
-        text = f"The {name} comes in {plural} {ph.join(values)}."
-        missing = [value for value in values if value not in in_stock]
-        if missing and in_stock:
-            text += f" Out of stock right now: {ph.join(missing)}."
-        return [text], None
+        return [_values_text(name, label, values, variants, attribute, store, rows, stocked)], None
 
     matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
     if not matching:
@@ -232,7 +234,7 @@ def variant_sentences(
     extra = getattr(variant, other)
     described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
     row = rows.get(variant.pk)
-    status, _ = stock_of(variant, store, row)
+    status, _quantity = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
         stock = ph.stock_phrase(variant, store, row)
         return [
@@ -251,9 +253,54 @@ def variant_sentences(
     return [text], variant
 
 
+def _values_text(
+    name: str,
+    label: str,
+    values: list[str],
+    variants: list[Product],
+    attribute: str,
+    store: Store | None,
+    rows: dict[int, StoreInventory],
+    stocked: bool,
+) -> str:
+    in_stock = {
+        getattr(v, attribute)
+        for v in variants
+        if stock_of(v, store, rows.get(v.pk))[0] == Availability.IN_STOCK
+    }
+    available = [value for value in values if value in in_stock]
+    missing = [value for value in values if value not in in_stock]
+    plural = f"{label}s" if len(values) > 1 else label
+    if not stocked:
+        text = _("The %(name)s comes in %(plural)s %(values)s.") % {
+            "name": name,
+            "plural": plural,
+            "values": ph.join(values),
+        }
+        if missing and in_stock:
+            text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+        return text
+    where = _(" at %(store)s") % {"store": _where(store)} if store is not None else ""
+    if not available:
+        return _("The %(name)s is out of stock%(where)s in every %(label)s right now.") % {
+            "name": name,
+            "where": where,
+            "label": label,
+        }
+    text = _("The %(name)s is in stock%(where)s in %(plural)s %(values)s.") % {
+        "name": name,
+        "where": where,
+        "plural": f"{label}s" if len(available) > 1 else label,
+        "values": ph.join(available),
+    }
+    if missing:
+        text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+    return text
+
+
 def topic_sentences(product: Product, topic: str, variants: list[Product]) -> list[str]:
     """A detail only the description can tell (battery life, fit...): quoted, or said unknown."""
-    _, keywords = lx.TOPICS[topic]
+    _pattern, keywords = lx.TOPICS[topic]
     quote = description_quote(product, list(keywords))
     if quote:
         sentences = [f"About the {topic}, the {product.title}'s description says: “{quote}”"]
@@ -277,29 +324,13 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
 def material_sentences(product: Product) -> list[str]:
     if product.material:
         return [f"The {product.title} is made of {product.material.lower()}."]
-    quote = description_quote(product, ["made", "material", "leather", "cotton", "steel", "wood"])
+    quote = description_quote(product, MATERIAL_WORDS)
     if quote:
-        return [f"The catalog doesn't list a material, but the description says: “{quote}”"]
+        return [
+            _("The %(name)s's description says: “%(quote)s”")
+            % {"name": product.title, "quote": quote}
+        ]
     return [f"The catalog doesn't say what the {product.title} is made of."]
-
-
-def description_quote(product: Product, words: list[str]) -> str:
-    sentences = re.split(r"(?<=[.!?])\s+", product.description or "")
-    # Short words must be whole words ("nut" is not in "nutrients"); longer ones may be stems.
-    patterns = [
-        re.compile(
-            rf"\b{re.escape(w.lower())}\b"
-            if len(w) <= 4
-            else rf"\b{re.escape(singular(w.lower()))}"
-        )
-        for w in words
-        if len(w) > 1
-    ]
-    for sentence in sentences:
-        lowered = sentence.lower()
-        if any(pattern.search(lowered) for pattern in patterns):
-            return sentence.strip()
-    return ""
 
 
 def details_sentences(
@@ -314,7 +345,8 @@ def details_sentences(
     sentences = [
         f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
     ]
-    asked = [w for w in u.constraints.terms if w not in product.title.lower()]
+    named = set(words(product.title))
+    asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
     quote = description_quote(product, asked) if asked else ""
     if quote:
         sentences.append(f"About that, the description says: “{quote}”")
@@ -362,7 +394,7 @@ def product_reply(
     for product in products[:4]:
         shown = product
         if "details" in aspects or {"sizes", "colors", "price", "topic"} & set(aspects):
-            _, variants = tools.run(
+            _tool_result, variants = tools.run(
                 "get_product",
                 {"gtin": product.gtin or product.item_id},
                 partial(get_product, context, product=product),
@@ -371,13 +403,25 @@ def product_reply(
         variant_rows = inventory_for(variants, store) if store is not None else {}
         if "sizes" in aspects:
             lines, variant = variant_sentences(
-                product, variants, "size", u.asked_size, store=store, rows=variant_rows
+                product,
+                variants,
+                "size",
+                u.asked_size,
+                store=store,
+                rows=variant_rows,
+                stocked="in stock values" in aspects,
             )
             sentences += lines
             shown = variant or product
         if "colors" in aspects:
             lines, variant = variant_sentences(
-                shown, variants, "color", u.asked_color, store=store, rows=variant_rows
+                shown,
+                variants,
+                "color",
+                u.asked_color,
+                store=store,
+                rows=variant_rows,
+                stocked="in stock values" in aspects,
             )
             sentences += lines
             shown = variant or shown
@@ -386,7 +430,7 @@ def product_reply(
         if "material" in aspects:
             sentences += material_sentences(product)
         if "availability" in aspects:
-            _, rows = tools.run(
+            _tool_result, rows = tools.run(
                 "check_availability",
                 {
                     "gtin": product.gtin or product.item_id,

@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.dialogue import ConversationState
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.finding import Found, constraints_json
+from knowledge.engines.catalog.kinds import product_kind, same_google_category, same_kind
 from knowledge.engines.catalog.snapshots import inventory_for
 from knowledge.engines.catalog.streaming import ToolCalls
 from knowledge.engines.catalog.tools import (
@@ -272,35 +275,18 @@ def similar_reply(
         min_exclusive=pricier or wishes.min_exclusive,
         around=None if (cheaper or pricier) else wishes.around,
     )
-    exclude = item_ids_with_variants(context.organization, [base])
-    # Nearest first: the product's own category, then each broader level of it.
-    levels = [level.strip() for level in base.category.split(">") if level.strip()]
-    categories = [" > ".join(levels[:n]) for n in range(len(levels), 0, -1)] or [""]
-    limit = context.chatbot.max_products or 4
-    found: Found | None = None
-    shown: list[Product] = []
-    for category in categories:
-        attempt = replace(constraints, category=category)
-        last = category == categories[-1]
-        # Relax price only as a last resort, and only when nothing at all was found.
-        found, more = run_search(
-            context, tools, attempt, exclude_item_ids=exclude, relax=last and not shown
-        )
-        if found.relaxed and shown:
-            break
-        constraints = attempt if not shown else constraints
-        seen = {p.pk for p in shown}
-        shown += [p for p in more if p.pk not in seen]
-        exclude = exclude + tuple(p.item_id for p in more)
-        if len(shown) >= limit or (shown and (cheaper or pricier)):
-            break
-    shown = shown[:limit]
-    assert found is not None
+    found, shown = _alternatives(context, tools, base, constraints, cheaper or pricier)
     if not cheaper and not pricier:
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))
     name = ph.name_of(base)
     if not shown:
-        text = f"I couldn't find anything else like the {name} in our catalog right now."
+        text = (
+            _("The %(name)s is the most affordable %(kind)s we have.")
+            if cheaper
+            else _("The %(name)s is our most premium %(kind)s.")
+            if pricier
+            else _("I couldn't find anything else like the %(name)s in our catalog right now.")
+        ) % {"name": name, "kind": product_kind(base) or _("product")}
         return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
     query = f"similar to {base.title}" + (
         ", cheaper" if cheaper else ", pricier" if pricier else ""
@@ -341,6 +327,57 @@ def similar_reply(
     )
 
 
+def nearest_of_kind(context: ToolContext, tools: ToolCalls, base: Product) -> Product | None:
+    """The product of the base's kind nearest to it in price ("compare it with a similar
+    camera"), or None."""
+    constraints = Constraints(category=base.category)
+    _found, shown = _alternatives(context, tools, base, constraints, False)
+    if not shown:
+        return None
+    return min(shown, key=lambda p: abs(p.current_price - base.current_price))
+
+
+def _alternatives(
+    context: ToolContext,
+    tools: ToolCalls,
+    base: Product,
+    constraints: Constraints,
+    priced: bool,
+) -> tuple[Found, list[Product]]:
+    """Alternatives to `base`, nearest first: products of its kind (kinds.py) in its own
+    category, then others of that category, then of each broader level, where those share
+    the base's Google product category (a tablet's is no smartwatch). Other variants of the
+    base count when the ask is about price ("a cheaper alternative" to the 128 GB tablet is
+    the 32 GB one)."""
+    limit = context.chatbot.max_products or 4
+    kind = product_kind(base)
+    exclude = (base.item_id,) if priced else item_ids_with_variants(context.organization, [base])
+    levels = [level.strip() for level in base.category.split(">") if level.strip()]
+    categories = [" > ".join(levels[:n]) for n in range(len(levels), 0, -1)] or [""]
+    attempts = [(categories[0], (kind,) if kind else ()), (categories[0], ())]
+    attempts += [(category, ()) for category in categories[1:]]
+    found: Found | None = None
+    shown: list[Product] = []
+    for number, (category, terms) in enumerate(attempts):
+        last = number == len(attempts) - 1
+        attempt = replace(constraints, category=category, terms=terms)
+        # Relax price only as a last resort, and only when nothing at all was found.
+        result, more = run_search(
+            context, tools, attempt, exclude_item_ids=exclude, relax=last and not shown
+        )
+        if result.relaxed and shown:
+            break
+        found = found if shown else result
+        more = same_kind(more, kind) if terms else more
+        more = more if category == categories[0] else same_google_category(more, base)
+        shown += [p for p in more if p.pk not in {s.pk for s in shown}]
+        exclude = exclude + tuple(p.item_id for p in more)
+        if len(shown) >= limit or (shown and priced and not terms):
+            break
+    assert found is not None
+    return found, shown[:limit]
+
+
 def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> Draft:
     """Gift ideas when no product is named: well-stocked picks within the budget, if any."""
     has_budget = wishes.max_price is not None or wishes.around is not None
@@ -373,4 +410,11 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
     )
 
 
-__all__ = ["SORT_PRICIEST", "more_reply", "nothing_found", "search_reply", "similar_reply"]
+__all__ = [
+    "SORT_PRICIEST",
+    "more_reply",
+    "nearest_of_kind",
+    "nothing_found",
+    "search_reply",
+    "similar_reply",
+]

@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from accounts.models import Chatbot, Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.canonical import InvalidUrlError, canonicalize_url
+from knowledge.catalog.pages import family_product_find
 from knowledge.engines.base import ReplyRequest
 from knowledge.engines.catalog.finding import Found, constraints_json, find
 from knowledge.engines.catalog.snapshots import discount_percent, stock_of
@@ -96,7 +97,7 @@ def page_product_find(organization: Organization, url: str) -> Product | None:
         same_url = [product for product in found if product.url == url]
         if same_url:
             return min(same_url, key=lambda product: (product.title, product.pk))
-    return None
+    return family_product_find(organization_id=organization.pk, url=without_query)
 
 
 def products_by_gtin(organization: Organization, gtins: list[str]) -> list[Product]:

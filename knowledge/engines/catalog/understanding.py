@@ -95,6 +95,7 @@ class Understanding:
     subject_switch: bool = False
     filtering: bool = False  # "which of these...", "only the ones...": narrowing a search
     interrogative: bool = False  # phrased as a question
+    not_in_feed: str = ""  # a fact no catalog holds ("ratings"), lexicon.NOT_IN_FEED
     topic: str = ""  # a detail asked about ("battery life", "smell"), see lexicon.TOPICS
     shop_policy: bool = False  # delivery, returns, payment...: not in the catalog
     gift: bool = False  # "a gift for my wife"
@@ -208,40 +209,33 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
     return reading
 
 
-def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
-    normalized = normalize(text)
-    work = f" {normalized} "
-    limits, work = price_limits(work)
+_ASKS = (
+    (lx.SIMILAR, "similar"),
+    (lx.COMPARE, "compare"),
+    (lx.DETAILS, "details"),
+    (lx.AVAILABILITY, "availability"),
+    (lx.PRICE_QUESTION, "price"),
+    (lx.SIZE_QUESTION, "sizes"),
+    (lx.COLOR_QUESTION, "colors"),
+    (lx.MATERIAL_QUESTION, "material"),
+    (lx.BRAND_QUESTION, "brand"),
+    (lx.CATEGORY_QUESTION, "category"),
+    (lx.SHOW_MORE, "more"),
+    (lx.CHEAPER, "cheaper"),
+    (lx.PRICIER, "pricier"),
+)
 
-    asks: set[str] = set()
+
+def _asks(normalized: str) -> set[str]:
+    """What the message asks for or about ("compare", "price", "cheaper"...)."""
+    return {name for pattern, name in _ASKS if pattern.search(normalized)}
+
+
+def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
+    """(in stock wished, on sale wished, the order asked, the text without their words)."""
+    in_stock, work = _take(lx.IN_STOCK, work)
+    on_sale, work = _take(lx.ON_SALE, work)
     sort = ""
-    in_stock: bool | None = None
-    on_sale: bool | None = None
-    for pattern, name in (
-        (lx.SIMILAR, "similar"),
-        (lx.COMPARE, "compare"),
-        (lx.DETAILS, "details"),
-        (lx.AVAILABILITY, "availability"),
-        (lx.PRICE_QUESTION, "price"),
-        (lx.SIZE_QUESTION, "sizes"),
-        (lx.COLOR_QUESTION, "colors"),
-        (lx.MATERIAL_QUESTION, "material"),
-        (lx.BRAND_QUESTION, "brand"),
-        (lx.CATEGORY_QUESTION, "category"),
-        (lx.SHOW_MORE, "more"),
-        (lx.CHEAPER, "cheaper"),
-        (lx.PRICIER, "pricier"),
-    ):
-        if pattern.search(normalized):
-            asks.add(name)
-    if "cheaper" in asks or "pricier" in asks:
-        work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
-    found, work = _take(lx.IN_STOCK, work)
-    if found:
-        in_stock = True
-    found, work = _take(lx.ON_SALE, work)
-    if found:
-        on_sale = True
     for pattern, order in (
         (lx.PRICIEST, SORT_PRICIEST),
         (lx.CHEAPEST, SORT_CHEAPEST),
@@ -251,6 +245,47 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         if found:
             sort = order
             break
+    return (True if in_stock else None), (True if on_sale else None), sort, work
+
+
+_SIZE_PATTERNS = (
+    re.compile(r"\bsize\s++([a-z0-9.]{1,5})\b"),
+    re.compile(
+        r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
+        r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b"
+    ),
+    re.compile(r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b"),
+    re.compile(r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b"),
+)
+_NUMERIC_SIZE_PATTERN = re.compile(_NUMERIC_SIZE)
+
+
+def _sizes(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
+    """The sizes the message names, as the catalog spells them, and the text without them;
+    a bare number is a size only when the catalog has that size ("in 42", not "in 2024")."""
+    sizes: list[str] = []
+    for size_pattern in (*_SIZE_PATTERNS, _NUMERIC_SIZE_PATTERN):
+        size_spans: list[tuple[int, int]] = []
+        for match in size_pattern.finditer(work):
+            raw = match.group(1).strip()
+            if size_pattern is _NUMERIC_SIZE_PATTERN and raw not in vocabulary.sizes:
+                continue
+            value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
+            sizes.append(vocabulary.sizes.get(value.lower(), value))
+            size_spans.append((match.start(1), match.end(1)))
+        work = _blank_spans(work, size_spans)
+    return sizes, work
+
+
+def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
+    normalized = normalize(text)
+    work = f" {normalized} "
+    limits, work = price_limits(work)
+
+    asks = _asks(normalized)
+    if "cheaper" in asks or "pricier" in asks:
+        work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
+    in_stock, on_sale, sort, work = _stock_sale_sort(work)
 
     brands: list[str] = []
     exclude_brands: list[str] = []
@@ -267,37 +302,10 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             brand_spans.append((named.start, named.end))
     work = _blank_spans(work, brand_spans)
 
-    store_code = ""
-    if vocabulary.stores and (
-        "availability" in asks or re.search(r"\b(store|shop|branch)\b", work)
-    ):
-        found_stores = vocabulary.index("stores").find(work)
-        if found_stores:
-            store_code = found_stores[0].value
-        work = _blank_spans(work, [(store.start, store.end) for store in found_stores])
+    store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
 
-    sizes: list[str] = []
-    asked_size = ""
-    size_patterns = [
-        r"\bsize\s++([a-z0-9.]{1,5})\b",
-        r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
-        r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b",
-        r"\b(xxs|xs|xl|xxl|xxxl|2xl|3xl)\b",
-        r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b",
-        _NUMERIC_SIZE,
-    ]
-    for size_pattern in size_patterns:
-        size_spans: list[tuple[int, int]] = []
-        for match in re.finditer(size_pattern, work):
-            raw = match.group(1).strip()
-            if size_pattern is _NUMERIC_SIZE and raw not in vocabulary.sizes:
-                continue  # "in 2024" is not a size unless the catalog has that size
-            value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
-            catalog_value = vocabulary.sizes.get(value.lower(), value)
-            sizes.append(catalog_value)
-            asked_size = asked_size or catalog_value
-            size_spans.append((match.start(1), match.end(1)))
-        work = _blank_spans(work, size_spans)
+    sizes, work = _sizes(work, vocabulary)
+    asked_size = sizes[0] if sizes else ""
 
     colors: list[str] = []
     materials: list[str] = []
@@ -313,6 +321,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
     work = _words_removed(work, {value.lower() for value in colors + materials})
 
+    not_in_feed, work = _not_in_feed(work, vocabulary)
     topic = ""
     for name, (pattern, _) in lx.TOPICS.items():
         if pattern.search(work):
@@ -362,7 +371,11 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     pronoun = bool(lx.PRONOUNS.search(normalized))
     plural_reference = bool(lx.PLURAL_REFERENCE.search(normalized))
     ordinals = _ordinals(normalized)
-    terms = _terms(work)
+    terms = _terms(work, vocabulary)
+    smalltalk = _smalltalk(normalized)
+    if smalltalk and vocabulary.words:
+        # "thanks! how is your day going?": what is left names no product of this catalog.
+        terms = [term for term in terms if term in vocabulary.words]
     name_words.extend(terms)
 
     constraints = Constraints(
@@ -382,7 +395,6 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         on_sale=on_sale,
         sort=sort,
     )
-    smalltalk = _smalltalk(normalized)
     out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
     shop_policy = (
         bool(lx.SHOP_POLICY.search(normalized))
@@ -415,6 +427,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
         interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
         topic=topic,
+        not_in_feed=not_in_feed,
         shop_policy=shop_policy,
         gift=bool(lx.GIFT.search(normalized)),
         asked_size=asked_size,
@@ -422,6 +435,44 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         store_code=store_code,
         name_words=tuple(dict.fromkeys(name_words)),
     )
+
+
+_STORES_ASKED = re.compile(
+    r"\b(which|what|any|other|your|our|the|in|at) (of your )?(stores?|shops?|branch(es)?)\b"
+)
+_AT_PLACE = re.compile(r"\b(?:in|at|near|from|to|around)\s+(?:the\s+)?$")
+
+
+def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tuple[str, str]:
+    """The code of the store the message names, and the text without it.
+
+    A store's words count in a question about stock or stores, or after "in", "at"...
+    ("the rain jacket in Munich"), so a product word that is also in a store's name stays a
+    product word elsewhere.
+    """
+    # "which stores have it?", "in your shops": asking where, never a product's words.
+    work = _STORES_ASKED.sub(lambda m: " " * len(m.group(0)), work)
+    if not vocabulary.stores:
+        return "", work
+    about_stores = asked_stock or bool(re.search(r"\b(store|shop|branch)\b", work))
+    found = [
+        named
+        for named in vocabulary.index("stores").find(work)
+        if about_stores or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+    ]
+    if not found:
+        return "", work
+    return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _not_in_feed(work: str, vocabulary: Vocabulary) -> tuple[str, str]:
+    """The fact asked about that no catalog holds ("ratings"), and the text without its words;
+    a word the catalog itself uses (a "Star" projector) is a product word instead."""
+    for name, pattern in lx.NOT_IN_FEED.items():
+        said = [m.group(0) for m in pattern.finditer(work)]
+        if said and not all(w in vocabulary.words for s in said for w in s.split()):
+            return name, pattern.sub(lambda m: " " * len(m.group(0)), work)
+    return "", work
 
 
 def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str]) -> str:
@@ -434,30 +485,59 @@ def _catalog_spelling(word: str, catalog: dict[str, str], aliases: dict[str, str
 
 
 def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
-    """(catalog category, the shopper's word for it when it differs, remaining text)."""
+    """(catalog category, the shopper's word for it when it differs, remaining text).
+
+    Each word, its singular and its general synonyms (lexicon.CATEGORY_SYNONYMS) are tried
+    as a whole category level, then as the last word of one ("earrings" -> "jewellery" ->
+    the catalog's "Womens Jewellery"); with a gender said ("shoes for men", "mens shoes"),
+    the level naming it wins.
+    """
     said = re.findall(r"\w+", work)
-    # "shoes for men" / "mens shoes": a category level naming both, when the catalog has one;
-    # the gender said last is tried first.
-    genders = [w for w in said if w in lx.GENDER_WORDS]
-    prefixes = dict.fromkeys(
+    genders = list(dict.fromkeys(w for w in said if w in lx.GENDER_WORDS))
+    prefixes = [
         "mens" if lx.GENDER_WORDS[gender] == "male" else "womens" for gender in reversed(genders)
-    )
-    genders = list(dict.fromkeys(genders))
+    ]
     # Each distinct word once: a repeated word reads the same every time.
     for word in dict.fromkeys(said):
-        targets = lx.CATEGORY_SYNONYMS.get(word, ()) + lx.CATEGORY_SYNONYMS.get(singular(word), ())
-        candidates = [f"{prefix} {c}" for prefix in prefixes for c in (word, *targets)]
-        candidates += [word, singular(word), *targets]
-        for candidate in candidates:
-            if candidate in vocabulary.categories:
-                work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
-                if candidate.startswith(("mens ", "womens ")):
-                    for gender in genders:
-                        work = re.sub(rf"\b{gender}\b", " ", work)
-                category = vocabulary.categories[candidate]
-                own_word = candidate in (word, singular(word)) or word in category.lower()
-                return category, "" if own_word else word, work
+        one = singular(word)
+        targets = (
+            word,
+            one,
+            *lx.CATEGORY_SYNONYMS.get(word, ()),
+            *lx.CATEGORY_SYNONYMS.get(one, ()),
+        )
+        key = _category_key(dict.fromkeys(targets), prefixes, vocabulary)
+        if key is None:
+            continue
+        work = re.sub(rf"\b{re.escape(word)}\b", " ", work)
+        if key.startswith(("mens ", "womens ")):
+            for gender in genders:
+                work = re.sub(rf"\b{gender}\b", " ", work)
+        category = vocabulary.categories[key]
+        own_word = key in (word, one) or word in category.lower()
+        return category, "" if own_word else word, work
     return "", "", work
+
+
+def _category_key(
+    targets: dict[str, None], prefixes: list[str], vocabulary: Vocabulary
+) -> str | None:
+    """The catalog's category phrase for the first target that names one, else None."""
+    for target in targets:
+        for candidate in (*(f"{prefix} {target}" for prefix in prefixes), target):
+            if candidate in vocabulary.categories:
+                return candidate
+    for target in targets:
+        heads = vocabulary.category_heads.get(target.rpartition(" ")[2], [])
+        heads = [key for key in heads if key.endswith(target) or " " not in target]
+        if not heads:
+            continue
+        gendered = [key for key in heads if key.split(" ", 1)[0] in prefixes]
+        plain = [key for key in heads if key.split(" ", 1)[0] not in ("mens", "womens")]
+        if gendered or len(plain) == 1 or (not plain and len(heads) == 1):
+            return (gendered or plain or heads)[0]
+        # Several categories end in it ("kitchen accessories", "mobile accessories"): none.
+    return None
 
 
 def _words_removed(text: str, removed: set[str]) -> str:
@@ -470,7 +550,29 @@ def _words_removed(text: str, removed: set[str]) -> str:
     return text
 
 
-def _terms(work: str) -> list[str]:
+def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
+    """The singular of `word`, unless the catalog has the word as said and not its singular
+    ("glasses", "shorts"): a plural never becomes a word the catalog lacks. A word the
+    catalog lacks becomes its general synonym that the catalog has ("couch" -> "sofa")."""
+    one = singular(word)
+    if one != word and word in vocabulary.words and one not in vocabulary.words:
+        return word
+    if vocabulary.words and one not in vocabulary.words and word not in vocabulary.words:
+        # "couches" in a shop that calls them sofas: the general synonym the catalog uses.
+        for target in (*lx.CATEGORY_SYNONYMS.get(word, ()), *lx.CATEGORY_SYNONYMS.get(one, ())):
+            for form in (target, *_plural_forms(target)):
+                if form in vocabulary.words:
+                    return singular(form)
+    return one
+
+
+def _plural_forms(word: str) -> tuple[str, ...]:
+    if " " in word:
+        return ()
+    return (word + "s", word + "es")
+
+
+def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
     terms: list[str] = []
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
@@ -482,7 +584,7 @@ def _terms(work: str) -> list[str]:
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue
-        terms.append(singular(word))
+        terms.append(_catalog_form(word, vocabulary))
     return list(dict.fromkeys(terms))[:8]
 
 

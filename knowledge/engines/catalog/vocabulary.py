@@ -12,6 +12,7 @@ import re
 import threading
 import time
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -21,7 +22,7 @@ from django.db.models import Min
 from accounts.models import Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.engines.catalog.phrases import PhraseIndex
-from knowledge.models import CatalogVersion, Product, Store
+from knowledge.models import CatalogVersion, Product, SearchTerm, Store
 from knowledge.search.text import fold
 
 # Kept until the organization's CatalogVersion changes (an import, a product added, removed or
@@ -38,11 +39,17 @@ class Vocabulary:
     # folded phrase -> the value as the catalog spells it
     brands: dict[str, str] = field(default_factory=dict)
     categories: dict[str, str] = field(default_factory=dict)
+    # The last word of each category phrase, in both numbers -> those phrases ("jewellery" ->
+    # ["womens jewellery"]): a shopper's general word finds the catalog's own category.
+    category_heads: dict[str, list[str]] = field(default_factory=dict)
     colors: dict[str, str] = field(default_factory=dict)
     sizes: dict[str, str] = field(default_factory=dict)
     materials: dict[str, str] = field(default_factory=dict)
     genders: dict[str, str] = field(default_factory=dict)
     stores: dict[str, str] = field(default_factory=dict)  # folded name/code/city -> code
+    # The catalog's name words (titles, brands, categories, attributes: SearchTerm), to tell
+    # a product word from small talk and a plural from a word the catalog lacks.
+    words: frozenset[str] = frozenset()
     first_created_at: datetime | None = None
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
@@ -145,6 +152,9 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
             for level in levels:
                 for spelling in _number_forms(phrase(level)):
                     vocabulary.categories.setdefault(spelling, level)
+    for key in vocabulary.categories:
+        for form in _number_forms(key.rpartition(" ")[2]):
+            vocabulary.category_heads.setdefault(form, []).append(key)
     for brand in _distinct(organization, "brand"):
         full = phrase(brand)
         for alias in _brand_aliases(brand):
@@ -159,13 +169,10 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
     ):
         for value in _distinct(organization, field_name):
             target.setdefault(phrase(value), value)
-    for store in Store.objects.filter(organization=organization):
-        vocabulary.stores.setdefault(phrase(store.code), store.code)
-        if store.name:
-            vocabulary.stores.setdefault(phrase(store.name), store.code)
-            first = phrase(store.name).split(" ")[0]
-            if len(first) >= 4:
-                vocabulary.stores.setdefault(first, store.code)
+    vocabulary.words = frozenset(
+        SearchTerm.objects.filter(organization=organization).values_list("term", flat=True)
+    )
+    vocabulary.stores = _store_phrases(Store.objects.filter(organization=organization))
     vocabulary.top_levels.sort()
     currencies = _distinct(organization, "currency")
     vocabulary.currency = currencies[0] if currencies else ""
@@ -175,6 +182,24 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
     for kind in PHRASE_KINDS:
         vocabulary.index(kind)  # built with the vocabulary, not on a shopper's message
     return vocabulary
+
+
+def _store_phrases(stores: Iterable[Store]) -> dict[str, str]:
+    """Each store's code, name and the words of its name only it has ("berlin" for "Demo
+    Shop Berlin Mitte" when the other store is "Demo Shop Munich Center"): what shoppers say."""
+    phrases: dict[str, str] = {}
+    word_stores: dict[str, set[str]] = {}
+    for store in stores:
+        phrases.setdefault(phrase(store.code), store.code)
+        if store.name:
+            phrases.setdefault(phrase(store.name), store.code)
+        for word in set(phrase(f"{store.name} {store.code.replace('-', ' ')}").split()):
+            if len(word) >= 4 and not word.isdigit():
+                word_stores.setdefault(word, set()).add(store.code)
+    for word, codes in word_stores.items():
+        if len(codes) == 1:
+            phrases.setdefault(word, next(iter(codes)))
+    return phrases
 
 
 def _number_forms(words: str) -> list[str]:
