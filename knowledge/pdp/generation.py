@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.catalog.descriptions import MATERIAL_WORDS, description_quote
+from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog.lexicon import TOPICS
 from knowledge.models import IN_STORE_STOCK, Availability, Product, StoreInventory
 from knowledge.pdp import clues

@@ -12,7 +12,7 @@ import orjson
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
 from assistant_api.ids import uuid_from_text
-from knowledge.catalog.pages import family_product_find
+from knowledge.products.pages import family_product_find
 from knowledge.models import Product
 
 ORGANIZATION_NOT_FOUND = "Organization not found"
@@ -85,7 +85,7 @@ def organization_allowed_origins(*, organization_id: uuid.UUID) -> list[str] | N
 
 def product_for_url(*, organization_id: uuid.UUID, url: str) -> Product | None:
     """The catalog product whose (canonical) page is `url`, the first by item id if several;
-    on a product family's page, the variant that stands for it (knowledge/catalog/pages.py)."""
+    on a product family's page, the variant that stands for it (knowledge/products/pages.py)."""
     return Product.objects.filter(organization_id=organization_id, url=url).order_by(
         "item_id"
     ).first() or family_product_find(organization_id=organization_id, url=url)

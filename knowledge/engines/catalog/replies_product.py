@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from knowledge.catalog.descriptions import MATERIAL_WORDS, description_quote
+from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
