@@ -18,6 +18,8 @@ from decimal import Decimal
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.prices import price_limits
 from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
+from knowledge.language.detect import message_language
+from knowledge.language.reading import canonical_text
 
 SORT_CHEAPEST = "price_asc"
 SORT_PRICIEST = "price_desc"
@@ -103,6 +105,9 @@ class Understanding:
     store_code: str = ""
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
+    # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
+    language: str = "en"
+    language_sure: bool = False
 
     @property
     def has_product_content(self) -> bool:
@@ -203,8 +208,17 @@ def understand(text: str, vocabulary: Vocabulary) -> Understanding:
         if full or vocabulary.readings_chars + len(text) > READINGS_KEPT_CHARS:
             vocabulary.readings.clear()
             vocabulary.readings_chars = 0
-        reading = vocabulary.readings[text] = _understand(text, vocabulary)
+        reading = vocabulary.readings[text] = _read(text, vocabulary)
         vocabulary.readings_chars += len(text)
+    return reading
+
+
+def _read(text: str, vocabulary: Vocabulary) -> Understanding:
+    """The message in the shopper's language, read in the engine's words (knowledge/language)."""
+    detected = message_language(text, default=vocabulary.language)
+    canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
+    reading = _understand(canonical, vocabulary)
+    reading.language, reading.language_sure = detected.language, detected.sure
     return reading
 
 

@@ -47,6 +47,7 @@ class Vocabulary:
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
     currency: str = ""  # the catalog's (first) currency, for the shopper's own amounts
+    language: str = "en"  # the catalog's language (Organization.language)
     # Readings of messages with these words (understanding.py): the history is read again on
     # every message, so each past message is understood once per vocabulary's lifetime.
     readings: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -109,7 +110,12 @@ def vocabulary_for(organization: Organization) -> Vocabulary:
     version = _catalog_version.fetch(organization_id=organization.pk, limit=1)
     stamp = version[0][0] if version else None
     cached = _cache.get(key)
-    if cached is not None and cached[1] == stamp and now - cached[0] < MAX_AGE_SECONDS:
+    if (
+        cached is not None
+        and cached[1] == stamp
+        and now - cached[0] < MAX_AGE_SECONDS
+        and cached[2].language == organization.language
+    ):
         return cached[2]
     vocabulary = _vocabulary_load(organization)
     with _lock:
@@ -135,7 +141,7 @@ def _distinct(organization: Organization, field_name: str) -> list[str]:
 
 
 def _vocabulary_load(organization: Organization) -> Vocabulary:
-    vocabulary = Vocabulary()
+    vocabulary = Vocabulary(language=organization.language)
     for field_name in ("product_type", "google_product_category"):
         for path in _distinct(organization, field_name):
             levels = [level.strip() for level in path.split(">") if level.strip()]

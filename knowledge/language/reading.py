@@ -1,0 +1,72 @@
+"""A message in another language read as the engine's English words.
+
+The engine's understanding (knowledge/engines/catalog/understanding.py) reads English
+shopping phrases ("under 50", "the second one", "in stock") and the catalog's own words. A
+French, German, Spanish or Italian message is rewritten word by word before it: its shopping
+phrases become the engine's words (`phrases` of `data/<code>.yaml`), its stop words drop out,
+and, for a catalog in English only, common words for kinds of goods, colours and materials
+become English (`glossary`). Everything else, the catalog's own words included, is kept as
+the shopper wrote it. One pass, longest phrase first, matched on word stems.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.language.vocabulary import MAX_PHRASE_WORDS, LanguageData, language_data
+from knowledge.search.text import fold
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[$€£%+<>~]")
+# "12,50 €" and "1.299 €": a comma before two final digits is the decimal point, a dot before
+# three digits groups thousands (French, German, Spanish and Italian write amounts so).
+_DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})$")
+_THOUSANDS_DOT = re.compile(r"^(\d{1,3})(?:\.(\d{3}))+$")
+
+
+def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
+    """`text` in the engine's words; English text is returned as it is."""
+    if language == "en":
+        return text
+    data = language_data(language)
+    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'")))
+    stems = [data.stem(t) if t[0].isalpha() else t for t in tokens]
+    glossary = catalog_language == "en"
+    out: list[str] = []
+    position = 0
+    while position < len(tokens):
+        taken, words = _phrase_at(data, stems, position, glossary=glossary)
+        if taken:
+            out.append(words)
+            position += taken
+            continue
+        token = tokens[position]
+        position += 1
+        if token in data.stop_words:
+            continue
+        out.append(_amount(token) if token[0].isdigit() else token)
+    canonical = " ".join(w for w in out if w)
+    # The question mark says a message is a question (understanding reads it from the text).
+    stripped = text.strip()
+    return f"{canonical} ?" if stripped.endswith("?") or stripped.startswith("¿") else canonical
+
+
+def _phrase_at(
+    data: LanguageData, stems: list[str], position: int, *, glossary: bool
+) -> tuple[int, str]:
+    """(words taken, the engine's words) for the longest phrase starting at `position`."""
+    for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
+        key = " ".join(stems[position : position + length])
+        found = data.phrases.get(key)
+        if found is None and glossary:
+            found = data.glossary.get(key)
+        if found is not None:
+            return length, found
+    return 0, ""
+
+
+def _amount(token: str) -> str:
+    if match := _DECIMAL_COMMA.match(token):
+        return f"{match.group(1)}.{match.group(2)}"
+    if _THOUSANDS_DOT.match(token):
+        return token.replace(".", "")
+    return token
