@@ -12,6 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
@@ -104,8 +106,10 @@ class CatalogEngine:
     def reply(self, request: ReplyRequest, publisher: EventPublisher) -> Reply:
         publisher.typing()
         turn = Turn(request, publisher)
-        draft = turn.draft()
-        return turn.finish(draft)
+        # Replies in the shopper's language: the translation catalogs of locale/.
+        with translation.override(turn.language):
+            draft = turn.draft()
+            return turn.finish(draft)
 
 
 class Turn:
@@ -119,9 +123,22 @@ class Turn:
         self.vocabulary = self.context.vocabulary
         self.u: Understanding = understand(request.message, self.vocabulary)
         self.state = dl.conversation_state(request.history, self.vocabulary)
+        self.language = self.reply_language()
         self.store: Store | None = request.store
         self.asked_store: Store | None = request.store
         self.note = ""  # said before the answer ("I only showed one product...")
+
+    def reply_language(self) -> str:
+        """The message's language; for one too short to tell ("ok"), the language of the
+        conversation's last message that told, else the catalog's."""
+        if self.u.language_sure:
+            return self.u.language
+        for message in reversed(list(dl.recent_turns(list(self.request.history)))):
+            if message.type == "user":
+                earlier = understand(message.content, self.vocabulary)
+                if earlier.language_sure:
+                    return earlier.language
+        return self.vocabulary.language
 
     # --- the page -------------------------------------------------------------------------
 
@@ -160,9 +177,11 @@ class Turn:
             return self.out_of_scope(page)
         if kind == dl.SHOP_POLICY:
             return Draft(
-                text="I can't see delivery, returns or payment details from here: the shop's "
-                "help pages or customer service will know. I can help you with our products, "
-                "their prices and what's in stock.",
+                text=_(
+                    "I can't see delivery, returns or payment details from here: the shop's "
+                    "help pages or customer service will know. I can help you with our "
+                    "products, their prices and what's in stock."
+                ),
                 suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
             )
         if kind == dl.GIFT:
@@ -176,7 +195,7 @@ class Turn:
         if kind == dl.SIMILAR:
             base = self.referenced(page) or self.named()
             if base is None and not self.u.constraints.has_subject():
-                return self.clarify("Similar to which product?")
+                return self.clarify(_("Similar to which product?"))
             if base is not None:
                 return similar_reply(
                     self.context,
@@ -377,19 +396,34 @@ class Turn:
     def smalltalk(self, page: Product | None) -> Draft:
         kind = self.u.smalltalk
         about = (
-            f" I see you're looking at the {page.title}: ask me anything about it." if page else ""
+            " " + _("I see you're looking at the %(title)s: ask me anything about it.")
+            % {"title": page.title}
+            if page
+            else ""
         )
         texts = {
-            "greeting": "Hello! I can help you find products, compare them and check prices "
-            "and stock." + (about or " What are you looking for today?"),
-            "thanks": "You're welcome! Is there anything else I can help you find?",
-            "goodbye": "Thanks for stopping by, and have a great day! I'm here whenever you need help.",
-            "acknowledge": "Great! Is there anything else I can help you find?",
-            "how_are_you": "I'm doing well, thanks for asking! What can I help you find today?",
-            "who_are_you": "I'm the shop's assistant: I can search our catalog, compare products, "
-            "and tell you prices, sizes, colours and what's in stock"
-            + (" in your store." if self.store else ".")
-            + (about or " What are you looking for?"),
+            "greeting": _(
+                "Hello! I can help you find products, compare them and check prices and stock."
+            )
+            + (about or " " + _("What are you looking for today?")),
+            "thanks": _("You're welcome! Is there anything else I can help you find?"),
+            "goodbye": _(
+                "Thanks for stopping by, and have a great day! I'm here whenever you need help."
+            ),
+            "acknowledge": _("Great! Is there anything else I can help you find?"),
+            "how_are_you": _("I'm doing well, thanks for asking! What can I help you find today?"),
+            "who_are_you": (
+                _(
+                    "I'm the shop's assistant: I can search our catalog, compare products, and "
+                    "tell you prices, sizes, colours and what's in stock in your store."
+                )
+                if self.store
+                else _(
+                    "I'm the shop's assistant: I can search our catalog, compare products, and "
+                    "tell you prices, sizes, colours and what's in stock."
+                )
+            )
+            + (about or " " + _("What are you looking for?")),
         }
         return Draft(
             text=texts.get(kind, texts["greeting"]),
@@ -398,8 +432,10 @@ class Turn:
 
     def out_of_scope(self, page: Product | None) -> Draft:
         return Draft(
-            text="Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
-            "with our products, their prices and availability. What can I find for you?",
+            text=_(
+                "Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
+                "with our products, their prices and availability. What can I find for you?"
+            ),
             suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
         )
 
@@ -447,10 +483,15 @@ class Turn:
             ),
         )
 
-    def clarify(self, question: str = "Which product do you mean?") -> Draft:
+    def clarify(self, question: str = "") -> Draft:
+        question = question or _("Which product do you mean?")
         return Draft(
-            text=f"{question} Open its page, or tell me its name or what you're looking for, "
-            "and I'll check it for you.",
+            text=question
+            + " "
+            + _(
+                "Open its page, or tell me its name or what you're looking for, and I'll "
+                "check it for you."
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 
@@ -480,9 +521,11 @@ class Turn:
 
     def not_understood(self) -> Draft:
         return Draft(
-            text="I'm not sure I understood. I can search our catalog (for example by "
-            "category, brand or budget), compare products and check prices and stock. "
-            "What are you looking for?",
+            text=_(
+                "I'm not sure I understood. I can search our catalog (for example by "
+                "category, brand or budget), compare products and check prices and stock. "
+                "What are you looking for?"
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 

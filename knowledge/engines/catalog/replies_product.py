@@ -11,6 +11,8 @@ import re
 from functools import partial
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -108,41 +110,53 @@ def availability_sentences(
     if store is not None:
         row = next((r for r in rows if r.store_id == store.pk), None)
         if row is not None and row.availability == Availability.IN_STOCK:
-            count = f" ({row.quantity} available)" if row.quantity else ""
+            count = " " + _available(row.quantity) if row.quantity else ""
             where = _location_text(row.location)
             sentences.append(
-                f"Yes, the {name} is in stock at {_where(store)}{count}"
-                + (f"; you'll find it at {where}." if where else ".")
+                _("Yes, the %(name)s is in stock at %(store)s%(count)s")
+                % {"name": name, "store": _where(store), "count": count}
+                + ("; " + _("you'll find it at %(where)s.") % {"where": where} if where else ".")
             )
             return sentences
-        sentences.append(f"The {name} is currently out of stock at {_where(store)}.")
+        sentences.append(
+            _("The %(name)s is currently out of stock at %(store)s.")
+            % {"name": name, "store": _where(store)}
+        )
         others = [r for r in in_stores if r.store_id != store.pk][:3]
         if others:
             sentences.append(
-                "It is available at "
-                + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in others])
-                + "."
+                _("It is available at %(stores)s.")
+                % {"stores": ph.join([f"{_where(r.store)} {_available(r.quantity)}" for r in others])}
             )
         elif product.availability == Availability.IN_STOCK:
-            sentences.append("You can still order it online.")
+            sentences.append(_("You can still order it online."))
         return sentences
     status = product.availability
+    values = {"name": name, "count": " " + _available(product.quantity) if product.quantity else ""}
     if status == Availability.IN_STOCK:
-        count = f" ({product.quantity} available)" if product.quantity else ""
-        sentences.append(f"Yes, the {name} is in stock{count}.")
+        sentences.append(_("Yes, the %(name)s is in stock%(count)s.") % values)
     elif status == Availability.PREORDER:
-        sentences.append(f"The {name} is available to pre-order.")
+        sentences.append(_("The %(name)s is available to pre-order.") % values)
     elif status == Availability.BACKORDER:
-        sentences.append(f"The {name} is on backorder: you can order it now and it ships later.")
+        sentences.append(
+            _("The %(name)s is on backorder: you can order it now and it ships later.") % values
+        )
     else:
-        sentences.append(f"Sorry, the {name} is out of stock online right now.")
+        sentences.append(_("Sorry, the %(name)s is out of stock online right now.") % values)
     if in_stores:
         sentences.append(
-            "In our stores: "
-            + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in in_stores[:3]])
-            + "."
+            _("In our stores: %(stores)s.")
+            % {
+                "stores": ph.join(
+                    [f"{_where(r.store)} {_available(r.quantity)}" for r in in_stores[:3]]
+                )
+            }
         )
     return sentences
+
+
+def _available(quantity: int | None) -> str:
+    return _("(%(count)s available)") % {"count": quantity}
 
 
 def price_sentences(product: Product) -> list[str]:
@@ -150,11 +164,19 @@ def price_sentences(product: Product) -> list[str]:
     percent = discount_percent(product)
     if percent:
         sentences = [
-            f"The {product.title} is on sale for {now}: {percent}% off the regular "
-            f"{money(product.price, product.currency)}."
+            _("The %(name)s is on sale for %(now)s: %(percent)s%% off the regular %(was)s.")
+            % {
+                "name": product.title,
+                "now": now,
+                "percent": percent,
+                "was": money(product.price, product.currency),
+            }
         ]
     else:
-        sentences = [f"The {product.title} costs {now}. It isn't on sale at the moment."]
+        sentences = [
+            _("The %(name)s costs %(now)s. It isn't on sale at the moment.")
+            % {"name": product.title, "now": now}
+        ]
     if product.price_info:
         sentences.append(f"Price details: {product.price_info}.")
     return sentences
@@ -234,7 +256,7 @@ def variant_sentences(
     extra = getattr(variant, other)
     described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
     row = rows.get(variant.pk)
-    status, _ = stock_of(variant, store, row)
+    status, _quantity = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
         stock = ph.stock_phrase(variant, store, row)
         return [

@@ -9,6 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.dialogue import ConversationState
@@ -108,64 +111,81 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     currency = _currency(shown)
     asked_c = found.constraints
     count = len(shown)
-    are = "is" if count == 1 else "are"
     if found.relaxed == ["words"]:
         words = " ".join(asked_c.terms)
         if more:
-            return f'Here {are} {count} more close matches for "{words}":'
-        return (
-            f'Nothing matches every word of "{words}", so here {are} the closest '
-            f"{ph.describe(asked_c, currency, with_sort=False)}:"
-        )
-    if more and found.relaxed:
-        used = ph.describe(found.used, currency, with_sort=False)
-        limit = "limit" if len(found.relaxed) == 1 else "limits"
-        return f"Here {are} {count} more {used}, without the {ph.join(found.relaxed)} {limit}:"
+            return ngettext(
+                'Here is %(count)s more close match for "%(words)s":',
+                'Here are %(count)s more close matches for "%(words)s":',
+                count,
+            ) % {"count": count, "words": words}
+        return _('Nothing matches every word of "%(words)s", so here are the closest %(what)s:') % {
+            "words": words,
+            "what": ph.describe(asked_c, currency, with_sort=False),
+        }
     if found.relaxed:
-        asked = ph.describe(asked_c, currency)
-        used = ph.describe(found.used, currency, with_sort=False)
-        if found.relaxed == ["price"]:
-            first = shown[0]
-            first_price = ph.money(first.current_price, first.currency)
-            if asked_c.max_price is not None and asked_c.min_price is None:
-                if asked_c.brands and not asked_c.has_subject():
-                    cheapest = f"Our most affordable {asked_c.brands[0]} is"
-                else:
-                    cheapest = f"The most affordable of our {used} is"
-                return (
-                    f"We don't have any {asked} right now. {cheapest} the {first.title} at "
-                    f"{first_price}; here {are} the closest to your budget:"
-                )
-            if asked_c.min_price is not None and asked_c.max_price is None:
-                return f"We don't have any {asked} right now. Our most premium {used} {are}:"
-            return f"We don't have any {asked} right now. The {used} closest to that price {are}:"
-        relaxed = ph.join(found.relaxed)
-        limit = "limit" if len(found.relaxed) == 1 else "limits"
-        nearest = ph.describe(
-            found.used, currency, with_sort=False, count=1 if count == 1 else None
-        )
-        return (
-            f"I couldn't find any {asked}. Without the {relaxed} {limit}, the nearest "
-            f"{nearest or used} {are}:"
-        )
+        return _relaxed_lead(found, shown, more=more)
     plain = ph.describe(asked_c, currency, with_sort=False)
-    order = {
-        SORT_CHEAPEST: "cheapest",
-        SORT_PRICIEST: "most expensive",
-        SORT_BEST: "top picks",
-    }.get(asked_c.sort, "")
+    values = {"count": count, "what": plain, "total": found.shown_total}
     if more:
-        return f"Here {are} {count} more {plain}:"
+        return _("Here are %(count)s more %(what)s:") % values
     if count == 1:
-        return f"I found one match for {plain}:"
+        return _("I found one match for %(what)s:") % values
     if found.shown_total > count:
-        pick = f"the {count} {order}" if order and order != "top picks" else f"my top {count}"
-        return f"I found {found.shown_total} {plain}. Here are {pick}:"
-    if order == "top picks":
-        return f"Here are my top picks among our {plain}:"
-    if order:
-        return f"Here are our {plain}, {order} first:"
-    return f"Here are {count} {plain}:"
+        if asked_c.sort == SORT_CHEAPEST:
+            return _("I found %(total)s %(what)s. Here are the %(count)s cheapest:") % values
+        if asked_c.sort == SORT_PRICIEST:
+            return _("I found %(total)s %(what)s. Here are the %(count)s most expensive:") % values
+        return _("I found %(total)s %(what)s. Here are my top %(count)s:") % values
+    if asked_c.sort == SORT_BEST:
+        return _("Here are my top picks among our %(what)s:") % values
+    if asked_c.sort == SORT_CHEAPEST:
+        return _("Here are our %(what)s, cheapest first:") % values
+    if asked_c.sort == SORT_PRICIEST:
+        return _("Here are our %(what)s, most expensive first:") % values
+    return _("Here are %(count)s %(what)s:") % values
+
+
+def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
+    """The lead of a search answered without some of the shopper's limits."""
+    currency = _currency(shown)
+    asked_c = found.constraints
+    count = len(shown)
+    used = ph.describe(found.used, currency, with_sort=False)
+    values = {"count": count, "used": used, "relaxed": ph.join(found.relaxed)}
+    if more:
+        return ngettext(
+            "Here are %(count)s more %(used)s, without the %(relaxed)s limit:",
+            "Here are %(count)s more %(used)s, without the %(relaxed)s limits:",
+            len(found.relaxed),
+        ) % values
+    values["asked"] = ph.describe(asked_c, currency)
+    if found.relaxed == ["price"]:
+        first = shown[0]
+        values.update(title=first.title, price=ph.money(first.current_price, first.currency))
+        if asked_c.max_price is not None and asked_c.min_price is None:
+            if asked_c.brands and not asked_c.has_subject():
+                values["brand"] = asked_c.brands[0]
+                return _(
+                    "We don't have any %(asked)s right now. Our most affordable %(brand)s is "
+                    "the %(title)s at %(price)s; here are the closest to your budget:"
+                ) % values
+            return _(
+                "We don't have any %(asked)s right now. The most affordable of our %(used)s is "
+                "the %(title)s at %(price)s; here are the closest to your budget:"
+            ) % values
+        if asked_c.min_price is not None and asked_c.max_price is None:
+            return _("We don't have any %(asked)s right now. Our most premium %(used)s:") % values
+        return _(
+            "We don't have any %(asked)s right now. The %(used)s closest to that price:"
+        ) % values
+    nearest = ph.describe(found.used, currency, with_sort=False, count=1 if count == 1 else None)
+    values["nearest"] = nearest or used
+    return ngettext(
+        "I couldn't find any %(asked)s. Without the %(relaxed)s limit, the nearest %(nearest)s:",
+        "I couldn't find any %(asked)s. Without the %(relaxed)s limits, the nearest %(nearest)s:",
+        len(found.relaxed),
+    ) % values
 
 
 def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:
@@ -215,16 +235,14 @@ def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool
 def nothing_found(context: ToolContext, constraints: Constraints, found: Found) -> Draft:
     unknown = " ".join(found.unmatched_terms or constraints.terms)
     if unknown:
-        text = (
-            f'Sorry, I couldn\'t find anything matching "{unknown}" in our catalog. '
+        text = _(
+            'Sorry, I couldn\'t find anything matching "%(words)s" in our catalog. '
             "Could you describe it differently, or try one of these?"
-        )
+        ) % {"words": unknown}
     else:
-        text = (
-            f"Sorry, there are no {ph.describe(constraints, context.vocabulary.currency)} "
-            "in our catalog right now. "
-            "Would one of these help?"
-        )
+        text = _(
+            "Sorry, there are no %(what)s in our catalog right now. Would one of these help?"
+        ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
     return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
 
 
