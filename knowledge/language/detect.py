@@ -49,9 +49,9 @@ def message_language(text: str, *, default: str) -> Detected:
     if len(markers) == 1:
         return Detected(next(iter(markers)), True)
     # One word and no shopping phrase ("couches", "Tablets"): a catalog word, no language.
-    if best is not None and best.value >= MIN_CONFIDENCE and (markers or _words(text) > 1):
-        if not markers or found in markers:
-            return Detected(found, True)
+    confident = best is not None and best.value >= MIN_CONFIDENCE
+    if confident and (markers or _words(text) > 1) and (not markers or found in markers):
+        return Detected(found, True)
     return Detected(default, False)
 
 
@@ -77,5 +77,7 @@ def _confident(text: str, languages: tuple[str, ...]) -> str:
 def detector(languages: tuple[str, ...]) -> LanguageDetector:
     """One detector per set of languages and process (its models load on first use, about a
     second and some 30 MB per language)."""
-    chosen = [Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in languages]
+    chosen = [
+        Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in languages
+    ]
     return LanguageDetectorBuilder.from_languages(*chosen).build()

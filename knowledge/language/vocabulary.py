@@ -69,7 +69,9 @@ def language_data(code: str) -> LanguageData:
         for english, said in (raw.get(kind) or {}).items():
             for text in said:
                 target.setdefault(data.key(str(text)), str(english))
-    singles = {fold(str(t)) for kind in ("phrases",) for v in (raw.get(kind) or {}).values() for t in v}
+    singles = {
+        fold(str(t)) for kind in ("phrases",) for v in (raw.get(kind) or {}).values() for t in v
+    }
     data.markers = frozenset(w for w in singles if _WORD.fullmatch(w)) | data.stop_words
     return data
 

@@ -396,7 +396,8 @@ class Turn:
     def smalltalk(self, page: Product | None) -> Draft:
         kind = self.u.smalltalk
         about = (
-            " " + _("I see you're looking at the %(title)s: ask me anything about it.")
+            " "
+            + _("I see you're looking at the %(title)s: ask me anything about it.")
             % {"title": page.title}
             if page
             else ""

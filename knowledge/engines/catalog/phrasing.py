@@ -12,7 +12,6 @@ from decimal import Decimal
 
 from django.utils.translation import gettext
 
-from knowledge.language.formatting import reply_language
 from knowledge.engines.catalog.snapshots import discount_percent, money, stock_of
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
@@ -21,6 +20,7 @@ from knowledge.engines.catalog.understanding import (
     Constraints,
     singular,
 )
+from knowledge.language.formatting import reply_language
 from knowledge.models import Availability, Product, Store, StoreInventory
 
 

@@ -126,7 +126,11 @@ def availability_sentences(
         if others:
             sentences.append(
                 _("It is available at %(stores)s.")
-                % {"stores": ph.join([f"{_where(r.store)} {_available(r.quantity)}" for r in others])}
+                % {
+                    "stores": ph.join(
+                        [f"{_where(r.store)} {_available(r.quantity)}" for r in others]
+                    )
+                }
             )
         elif product.availability == Availability.IN_STOCK:
             sentences.append(_("You can still order it online."))

@@ -154,11 +154,14 @@ def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
     used = ph.describe(found.used, currency, with_sort=False)
     values = {"count": count, "used": used, "relaxed": ph.join(found.relaxed)}
     if more:
-        return ngettext(
-            "Here are %(count)s more %(used)s, without the %(relaxed)s limit:",
-            "Here are %(count)s more %(used)s, without the %(relaxed)s limits:",
-            len(found.relaxed),
-        ) % values
+        return (
+            ngettext(
+                "Here are %(count)s more %(used)s, without the %(relaxed)s limit:",
+                "Here are %(count)s more %(used)s, without the %(relaxed)s limits:",
+                len(found.relaxed),
+            )
+            % values
+        )
     values["asked"] = ph.describe(asked_c, currency)
     if found.relaxed == ["price"]:
         first = shown[0]
@@ -166,26 +169,35 @@ def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
         if asked_c.max_price is not None and asked_c.min_price is None:
             if asked_c.brands and not asked_c.has_subject():
                 values["brand"] = asked_c.brands[0]
-                return _(
-                    "We don't have any %(asked)s right now. Our most affordable %(brand)s is "
+                return (
+                    _(
+                        "We don't have any %(asked)s right now. Our most affordable %(brand)s is "
+                        "the %(title)s at %(price)s; here are the closest to your budget:"
+                    )
+                    % values
+                )
+            return (
+                _(
+                    "We don't have any %(asked)s right now. The most affordable of our %(used)s is "
                     "the %(title)s at %(price)s; here are the closest to your budget:"
-                ) % values
-            return _(
-                "We don't have any %(asked)s right now. The most affordable of our %(used)s is "
-                "the %(title)s at %(price)s; here are the closest to your budget:"
-            ) % values
+                )
+                % values
+            )
         if asked_c.min_price is not None and asked_c.max_price is None:
             return _("We don't have any %(asked)s right now. Our most premium %(used)s:") % values
-        return _(
-            "We don't have any %(asked)s right now. The %(used)s closest to that price:"
-        ) % values
+        return (
+            _("We don't have any %(asked)s right now. The %(used)s closest to that price:") % values
+        )
     nearest = ph.describe(found.used, currency, with_sort=False, count=1 if count == 1 else None)
     values["nearest"] = nearest or used
-    return ngettext(
-        "I couldn't find any %(asked)s. Without the %(relaxed)s limit, the nearest %(nearest)s:",
-        "I couldn't find any %(asked)s. Without the %(relaxed)s limits, the nearest %(nearest)s:",
-        len(found.relaxed),
-    ) % values
+    return (
+        ngettext(
+            "I couldn't find any %(asked)s. Without the %(relaxed)s limit, the nearest %(nearest)s:",
+            "I couldn't find any %(asked)s. Without the %(relaxed)s limits, the nearest %(nearest)s:",
+            len(found.relaxed),
+        )
+        % values
+    )
 
 
 def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:

@@ -3,11 +3,10 @@ reads, with Babel (a runtime dependency), so no gettext tools are needed."""
 
 from __future__ import annotations
 
-from django.conf import settings
-from django.core.management.base import BaseCommand
-
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from django.conf import settings
+from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):

@@ -1,0 +1,136 @@
+"""The shopper's language through POST /v1/chats/{chatId}/messages: each message's language
+is detected, understood (prices, follow-ups, small talk, stock) and answered in it, with
+amounts written as that language writes them; a message too short to tell keeps the
+conversation's language, or the catalog's (Organization.language)."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.language.detect import language_of
+from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
+
+
+@pytest.fixture(scope="module")
+def shop(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Language shop", DEMO_FILES) as shop:
+        yield shop
+
+
+def _language(body: dict) -> str:
+    """The reply's language, product titles (the catalog's words) left out."""
+    text = body["content"]
+    for product in body.get("products") or []:
+        text = text.replace(product["designation"], "")
+    return language_of(text, ["en", "fr", "de", "es", "it"])
+
+
+def _reply(shop, chat_id: str, message: str) -> dict:
+    response = shop.say(chat_id, message)
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "limit", "language"),
+    [
+        ("je cherche un casque sans fil à moins de 150 €", 150, "fr"),
+        ("Kopfhörer unter 100 Euro", 100, "de"),
+        ("teléfonos por menos de 300 dólares", 300, "es"),
+        ("cerco un telefono a meno di 300 dollari", 300, "it"),
+    ],
+)
+def test_a_budget_in_each_language_limits_the_products_and_the_reply_speaks_it(
+    shop, message, limit, language
+):
+    body = _reply(shop, shop.chat(), message)
+
+    assert body["products"]
+    # The limit is read (and said back, as the language writes amounts), never searched for.
+    assert str(limit) in body["content"], body["content"]
+    assert _language(body) == language, body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("search", "second", "language"),
+    [
+        ("des tablettes", "la deuxième, elle coûte combien ?", "fr"),
+        ("zeig mir Tablets", "was kostet das zweite?", "de"),
+        ("tabletas", "¿cuánto cuesta la segunda?", "es"),
+        ("dei tablet", "quanto costa il secondo?", "it"),
+        ("tablets", "how much is the second one?", "en"),
+    ],
+)
+def test_the_second_one_in_each_language_is_the_second_product_shown(
+    shop, search, second, language
+):
+    chat_id = shop.chat()
+    shown = _reply(shop, chat_id, search)["products"]
+    assert len(shown) >= 2
+
+    body = _reply(shop, chat_id, second)
+
+    assert [p["designation"] for p in body["products"]] == [shown[1]["designation"]]
+    assert (
+        language_of(
+            body["content"].replace(shown[1]["designation"], ""), ["en", "fr", "de", "es", "it"]
+        )
+        == language
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("bonjour !", "Bonjour"),
+        ("merci beaucoup", "Avec plaisir"),
+        ("Guten Tag!", "Hallo"),
+        ("danke schön", "Gern geschehen"),
+        ("hola", "¡Hola"),
+        ("muchas gracias", "¡De nada"),
+        ("ciao", "Ciao"),
+        ("grazie mille", "Prego"),
+    ],
+)
+def test_small_talk_is_answered_in_the_shoppers_language_with_no_products(shop, message, expected):
+    body = _reply(shop, shop.chat(), message)
+
+    assert not body.get("products")
+    assert body["content"].startswith(expected), body["content"]
+
+
+@pytest.mark.django_db
+def test_a_message_too_short_to_tell_keeps_the_conversations_language(shop):
+    chat_id = shop.chat()
+    _reply(shop, chat_id, "bonjour, je cherche des lunettes de soleil")
+
+    body = _reply(shop, chat_id, "ok")
+
+    assert "Parfait" in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+def test_a_short_first_message_is_answered_in_the_catalogs_language(shop):
+    shop.organization.language = "de"
+    shop.organization.save(update_fields=["language"])
+    try:
+        body = _reply(shop, shop.chat(), "ok")
+    finally:
+        shop.organization.language = "en"
+        shop.organization.save(update_fields=["language"])
+
+    assert body["content"].startswith("Prima"), body["content"]
+
+
+@pytest.mark.django_db
+def test_prices_are_written_as_the_shoppers_language_writes_them(shop):
+    chat_id = shop.chat()
+    _reply(shop, chat_id, "des ordinateurs portables")
+
+    body = _reply(shop, chat_id, "le premier, il coûte combien ?")
+
+    # Babel's French form: a decimal comma and the currency after the amount.
+    assert "$US" in body["content"] and "," in body["content"], body["content"]
