@@ -16,6 +16,9 @@ import re
 from knowledge.language.vocabulary import MAX_PHRASE_WORDS, LanguageData, language_data
 from knowledge.search.text import fold
 
+# As much of a message as understanding reads (engines/catalog/vocabulary.normalize): folding
+# can lengthen a text many times over ("⑴" is "(1)"), so the folded text is cut too.
+READ_CHARS = 8000
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[$€£%+<>~]")
 # "12,50 €" and "1.299 €": a comma before two final digits is the decimal point, a dot before
 # three digits groups thousands (French, German, Spanish and Italian write amounts so).
@@ -28,7 +31,7 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     if language == "en":
         return text
     data = language_data(language)
-    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'")))
+    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
     stems = [data.stem(t) if t[0].isalpha() else t for t in tokens]
     glossary = catalog_language == "en"
     out: list[str] = []
