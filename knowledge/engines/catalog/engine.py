@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import translation
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
 from chats.events import EventPublisher
 from knowledge.engines.base import Reply, ReplyRequest
@@ -177,7 +177,7 @@ class Turn:
             return self.out_of_scope(page)
         if kind == dl.SHOP_POLICY:
             return Draft(
-                text=_(
+                text=gettext(
                     "I can't see delivery, returns or payment details from here: the shop's "
                     "help pages or customer service will know. I can help you with our "
                     "products, their prices and what's in stock."
@@ -195,7 +195,7 @@ class Turn:
         if kind == dl.SIMILAR:
             base = self.referenced(page) or self.named()
             if base is None and not self.u.constraints.has_subject():
-                return self.clarify(_("Similar to which product?"))
+                return self.clarify(gettext("Similar to which product?"))
             if base is not None:
                 return similar_reply(
                     self.context,
@@ -397,34 +397,36 @@ class Turn:
         kind = self.u.smalltalk
         about = (
             " "
-            + _("I see you're looking at the %(title)s: ask me anything about it.")
+            + gettext("I see you're looking at the %(title)s: ask me anything about it.")
             % {"title": page.title}
             if page
             else ""
         )
         texts = {
-            "greeting": _(
+            "greeting": gettext(
                 "Hello! I can help you find products, compare them and check prices and stock."
             )
-            + (about or " " + _("What are you looking for today?")),
-            "thanks": _("You're welcome! Is there anything else I can help you find?"),
-            "goodbye": _(
+            + (about or " " + gettext("What are you looking for today?")),
+            "thanks": gettext("You're welcome! Is there anything else I can help you find?"),
+            "goodbye": gettext(
                 "Thanks for stopping by, and have a great day! I'm here whenever you need help."
             ),
-            "acknowledge": _("Great! Is there anything else I can help you find?"),
-            "how_are_you": _("I'm doing well, thanks for asking! What can I help you find today?"),
+            "acknowledge": gettext("Great! Is there anything else I can help you find?"),
+            "how_are_you": gettext(
+                "I'm doing well, thanks for asking! What can I help you find today?"
+            ),
             "who_are_you": (
-                _(
+                gettext(
                     "I'm the shop's assistant: I can search our catalog, compare products, and "
                     "tell you prices, sizes, colours and what's in stock in your store."
                 )
                 if self.store
-                else _(
+                else gettext(
                     "I'm the shop's assistant: I can search our catalog, compare products, and "
                     "tell you prices, sizes, colours and what's in stock."
                 )
             )
-            + (about or " " + _("What are you looking for?")),
+            + (about or " " + gettext("What are you looking for?")),
         }
         return Draft(
             text=texts.get(kind, texts["greeting"]),
@@ -433,7 +435,7 @@ class Turn:
 
     def out_of_scope(self, page: Product | None) -> Draft:
         return Draft(
-            text=_(
+            text=gettext(
                 "Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
                 "with our products, their prices and availability. What can I find for you?"
             ),
@@ -485,11 +487,11 @@ class Turn:
         )
 
     def clarify(self, question: str = "") -> Draft:
-        question = question or _("Which product do you mean?")
+        question = question or gettext("Which product do you mean?")
         return Draft(
             text=question
             + " "
-            + _(
+            + gettext(
                 "Open its page, or tell me its name or what you're looking for, and I'll "
                 "check it for you."
             ),
@@ -522,7 +524,7 @@ class Turn:
 
     def not_understood(self) -> Draft:
         return Draft(
-            text=_(
+            text=gettext(
                 "I'm not sure I understood. I can search our catalog (for example by "
                 "category, brand or budget), compare products and check prices and stock. "
                 "What are you looking for?"

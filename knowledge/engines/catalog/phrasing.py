@@ -72,7 +72,7 @@ def subject_phrase(c: Constraints, count: int | None = None) -> str:
     elif c.brands and count == 1:
         return ""  # "our most affordable Rolex"
     else:
-        subject = "products"
+        subject = gettext("products")
     if c.terms and c.category and not set(c.terms) & set(subject.split()):
         subject = f"{' '.join(c.terms)} {subject}"
     if count == 1:
@@ -100,30 +100,33 @@ def describe(
     """The search in words: "black Nike shoes under $100, on sale, not Apple"."""
     words: list[str] = []
     if with_sort and c.sort == SORT_CHEAPEST:
-        words.append("cheapest")
+        words.append(gettext("cheapest"))
     elif with_sort and c.sort == SORT_PRICIEST:
-        words.append("most expensive")
+        words.append(gettext("most expensive"))
     elif with_sort and c.sort == SORT_BEST:
-        words.append("top")
+        words.append(gettext("top"))
     words += [x.lower() for x in c.colors]
     words += [x.lower() for x in c.materials]
     words += list(c.brands[:1]) if len(c.brands) == 1 else []
     words.append(subject_phrase(c, count))
     text = " ".join(w for w in words if w)
     if len(c.brands) > 1:
-        text += f" from {join(list(c.brands), 'or')}"
+        text += " " + gettext("from %(brand)s") % {"brand": join(list(c.brands), "or")}
     if c.genders:
-        people = {"male": "men", "female": "women"}
-        text += f" for {join([people.get(g.lower(), g.lower()) for g in c.genders], 'or')}"
+        people = {"male": gettext("men"), "female": gettext("women")}
+        whom = join([people.get(g.lower(), g.lower()) for g in c.genders], "or")
+        text += " " + gettext("for %(whom)s") % {"whom": whom}
     if c.sizes:
-        text += f" in size {join(list(c.sizes), 'or')}"
+        text += " " + gettext("in size %(sizes)s") % {"sizes": join(list(c.sizes), "or")}
     extras = [price_phrase(c, currency)]
     if c.on_sale:
         extras.append(gettext("on sale"))
     if c.in_stock:
         extras.append(gettext("in stock"))
     if c.exclude_brands:
-        extras.append(f"not from {join(list(c.exclude_brands), 'or')}")
+        extras.append(
+            gettext("not from %(brands)s") % {"brands": join(list(c.exclude_brands), "or")}
+        )
     extras = [e for e in extras if e]
     if extras:
         text += " " + ", ".join(extras)
@@ -180,28 +183,29 @@ def reasons(
     found: list[str] = []
     currency = product.currency
     if c.sort == SORT_CHEAPEST and cheapest:
-        found.append("the lowest price of the matches")
+        found.append(gettext("the lowest price of the matches"))
     elif c.sort == SORT_PRICIEST and priciest:
-        found.append("the most premium of the matches")
+        found.append(gettext("the most premium of the matches"))
     elif c.sort == SORT_BEST and priciest:
-        found.append("our top of the range")
+        found.append(gettext("our top of the range"))
     if c.max_price is not None and c.max_exclusive:
-        found.append(f"cheaper than {amount(c.max_price, currency)}")
+        found.append(gettext("cheaper than %(amount)s") % {"amount": amount(c.max_price, currency)})
     elif c.max_price is not None and c.min_price is None and c.around is None:
         found.append(
             gettext("within your %(amount)s budget") % {"amount": amount(c.max_price, currency)}
         )
     elif c.around is not None:
-        found.append(f"close to your {amount(c.around, currency)}")
+        found.append(gettext("close to your %(amount)s") % {"amount": amount(c.around, currency)})
     elif c.min_price is not None and c.max_price is not None:
         found.append(
-            f"in your {amount(c.min_price, currency)}-{amount(c.max_price, currency)} range"
+            gettext("in your %(low)s-%(high)s range")
+            % {"low": amount(c.min_price, currency), "high": amount(c.max_price, currency)}
         )
     if c.brands:
-        found.append(f"from {product.brand}")
+        found.append(gettext("from %(brand)s") % {"brand": product.brand})
     attributes = [v.lower() for v in (*c.colors, *c.materials)]
     if attributes:
-        found.append(f"matches {join(attributes)}")
+        found.append(gettext("matches %(what)s") % {"what": join(attributes)})
     percent = discount_percent(product)
     if percent:
         found.append(gettext("on sale, %(percent)s%% off") % {"percent": percent})
@@ -211,9 +215,11 @@ def reasons(
     ) or status == Availability.OUT_OF_STOCK:
         found.append(stock_phrase(product, store, row))
     if not found and c.terms:
-        found.append(f'matches "{" ".join(c.terms)}"')
+        found.append(gettext('matches "%(words)s"') % {"words": " ".join(c.terms)})
     if not found and c.category:
-        found.append(f"from our {c.category.split('>')[-1].strip().lower()} range")
+        found.append(
+            gettext("from our %(kind)s range") % {"kind": c.category.split(">")[-1].strip().lower()}
+        )
     return found
 
 

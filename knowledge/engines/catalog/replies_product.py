@@ -11,7 +11,7 @@ import re
 from functools import partial
 from typing import Any
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
@@ -95,37 +95,46 @@ def availability_sentences(
     if every_store:
         # "Which stores have it in stock?": every store, whichever one the shopper is in.
         if not in_stores:
-            return [f"The {name} is not in stock in any of our stores right now."] + (
-                ["You can still order it online."]
+            return [
+                gettext("The %(name)s is not in stock in any of our stores right now.")
+                % {"name": name}
+            ] + (
+                [gettext("You can still order it online.")]
                 if product.availability == Availability.IN_STOCK
                 else []
             )
         listed = [
-            f"{_where(r.store)} ({r.quantity} available"
-            + (f"; {_location_text(r.location)}" if _location_text(r.location) else "")
-            + ")"
+            f"{_where(r.store)} {_available(r.quantity)}"
+            + (f" ({_location_text(r.location)})" if _location_text(r.location) else "")
             for r in in_stores
         ]
-        return [f"The {name} is in stock at {ph.join(listed)}."]
+        return [
+            gettext("The %(name)s is in stock at %(stores)s.")
+            % {"name": name, "stores": ph.join(listed)}
+        ]
     if store is not None:
         row = next((r for r in rows if r.store_id == store.pk), None)
         if row is not None and row.availability == Availability.IN_STOCK:
             count = " " + _available(row.quantity) if row.quantity else ""
             where = _location_text(row.location)
             sentences.append(
-                _("Yes, the %(name)s is in stock at %(store)s%(count)s")
+                gettext("Yes, the %(name)s is in stock at %(store)s%(count)s")
                 % {"name": name, "store": _where(store), "count": count}
-                + ("; " + _("you'll find it at %(where)s.") % {"where": where} if where else ".")
+                + (
+                    "; " + gettext("you'll find it at %(where)s.") % {"where": where}
+                    if where
+                    else "."
+                )
             )
             return sentences
         sentences.append(
-            _("The %(name)s is currently out of stock at %(store)s.")
+            gettext("The %(name)s is currently out of stock at %(store)s.")
             % {"name": name, "store": _where(store)}
         )
         others = [r for r in in_stores if r.store_id != store.pk][:3]
         if others:
             sentences.append(
-                _("It is available at %(stores)s.")
+                gettext("It is available at %(stores)s.")
                 % {
                     "stores": ph.join(
                         [f"{_where(r.store)} {_available(r.quantity)}" for r in others]
@@ -133,23 +142,24 @@ def availability_sentences(
                 }
             )
         elif product.availability == Availability.IN_STOCK:
-            sentences.append(_("You can still order it online."))
+            sentences.append(gettext("You can still order it online."))
         return sentences
     status = product.availability
     values = {"name": name, "count": " " + _available(product.quantity) if product.quantity else ""}
     if status == Availability.IN_STOCK:
-        sentences.append(_("Yes, the %(name)s is in stock%(count)s.") % values)
+        sentences.append(gettext("Yes, the %(name)s is in stock%(count)s.") % values)
     elif status == Availability.PREORDER:
-        sentences.append(_("The %(name)s is available to pre-order.") % values)
+        sentences.append(gettext("The %(name)s is available to pre-order.") % values)
     elif status == Availability.BACKORDER:
         sentences.append(
-            _("The %(name)s is on backorder: you can order it now and it ships later.") % values
+            gettext("The %(name)s is on backorder: you can order it now and it ships later.")
+            % values
         )
     else:
-        sentences.append(_("Sorry, the %(name)s is out of stock online right now.") % values)
+        sentences.append(gettext("Sorry, the %(name)s is out of stock online right now.") % values)
     if in_stores:
         sentences.append(
-            _("In our stores: %(stores)s.")
+            gettext("In our stores: %(stores)s.")
             % {
                 "stores": ph.join(
                     [f"{_where(r.store)} {_available(r.quantity)}" for r in in_stores[:3]]
@@ -160,7 +170,7 @@ def availability_sentences(
 
 
 def _available(quantity: int | None) -> str:
-    return _("(%(count)s available)") % {"count": quantity}
+    return gettext("(%(count)s available)") % {"count": quantity}
 
 
 def price_sentences(product: Product) -> list[str]:
@@ -168,7 +178,7 @@ def price_sentences(product: Product) -> list[str]:
     percent = discount_percent(product)
     if percent:
         sentences = [
-            _("The %(name)s is on sale for %(now)s: %(percent)s%% off the regular %(was)s.")
+            gettext("The %(name)s is on sale for %(now)s: %(percent)s%% off the regular %(was)s.")
             % {
                 "name": product.title,
                 "now": now,
@@ -178,7 +188,7 @@ def price_sentences(product: Product) -> list[str]:
         ]
     else:
         sentences = [
-            _("The %(name)s costs %(now)s. It isn't on sale at the moment.")
+            gettext("The %(name)s costs %(now)s. It isn't on sale at the moment.")
             % {"name": product.title, "now": now}
         ]
     if product.price_info:
@@ -292,7 +302,7 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
             sentences.append(f"What it does say: “{first}”")
     sizes = _sorted_values(variants, "size")
     if topic == "fit" and sizes:
-        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+        sentences.append(gettext("It comes in sizes %(sizes)s.") % {"sizes": ph.join(sizes)})
     storage = [size for size in sizes if re.search(r"\d\s?(gb|tb)\b", size.lower())]
     if topic == "storage" and storage:
         sentences = [
@@ -304,7 +314,10 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
 
 def material_sentences(product: Product) -> list[str]:
     if product.material:
-        return [f"The {product.title} is made of {product.material.lower()}."]
+        return [
+            gettext("The %(name)s is made of %(material)s.")
+            % {"name": product.title, "material": product.material.lower()}
+        ]
     quote = description_quote(product, ["made", "material", "leather", "cotton", "steel", "wood"])
     if quote:
         return [f"The catalog doesn't list a material, but the description says: “{quote}”"]
@@ -339,8 +352,11 @@ def details_sentences(
     row: StoreInventory | None = None,
 ) -> list[str]:
     kind = product.category.split(">")[0].strip().lower() if product.category else ""
+    values = {"name": ph.name_of(product), "kind": kind}
     sentences = [
-        f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
+        gettext("Here's the %(name)s, from our %(kind)s range.") % values
+        if kind
+        else gettext("Here's the %(name)s.") % values
     ]
     asked = [w for w in u.constraints.terms if w not in product.title.lower()]
     quote = description_quote(product, asked) if asked else ""
@@ -356,20 +372,25 @@ def details_sentences(
         value
         for value in (
             product.color.lower(),
-            f"size {product.size}" if product.size else "",
-            f"made of {product.material.lower()}" if product.material else "",
+            gettext("size %(size)s") % {"size": product.size} if product.size else "",
+            gettext("made of %(material)s") % {"material": product.material.lower()}
+            if product.material
+            else "",
         )
         if value
     ]
     if attributes:
-        sentences.append(f"This one is {ph.join(attributes)}.")
+        sentences.append(gettext("This one is %(what)s.") % {"what": ph.join(attributes)})
     sizes, colors = _values(variants, "size"), _values(variants, "color")
     if len(sizes) > 1:
-        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+        sentences.append(gettext("It comes in sizes %(sizes)s.") % {"sizes": ph.join(sizes)})
     if len(colors) > 1:
-        sentences.append(f"It comes in {ph.join([c.lower() for c in colors])}.")
+        sentences.append(
+            gettext("It comes in %(colors)s.") % {"colors": ph.join([c.lower() for c in colors])}
+        )
     sentences.append(
-        f"It costs {ph.price_text(product)} and is {ph.stock_phrase(product, store, row)}."
+        gettext("It costs %(price)s and is %(stock)s.")
+        % {"price": ph.price_text(product), "stock": ph.stock_phrase(product, store, row)}
     )
     return sentences
 
@@ -431,15 +452,19 @@ def product_reply(
             sentences += price_sentences(product)
         if "brand" in aspects:
             sentences.append(
-                f"The {product.title} is made by {product.brand}."
+                gettext("The %(name)s is made by %(brand)s.")
+                % {"name": product.title, "brand": product.brand}
                 if product.brand
-                else f"The catalog doesn't list a brand for the {product.title}."
+                else gettext("The catalog doesn't list a brand for the %(name)s.")
+                % {"name": product.title}
             )
         if "category" in aspects:
             sentences.append(
-                f"The {product.title} is in our {product.category} category."
+                gettext("The %(name)s is in our %(category)s category.")
+                % {"name": product.title, "category": product.category}
                 if product.category
-                else f"The {product.title} has no category in the catalog."
+                else gettext("The %(name)s has no category in the catalog.")
+                % {"name": product.title}
             )
         if "details" in aspects:
             row = inventory_for([product], store).get(product.pk) if store else None
@@ -478,7 +503,7 @@ def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product
         lambda result: result,
     )
     rows = inventory_for(products, context.store)
-    lines = ["Here's how they compare:"]
+    lines = [gettext("Here's how they compare:")]
     for product in products:
         stock = ph.stock_phrase(product, context.store, rows.get(product.pk))
         brand = (
@@ -493,13 +518,14 @@ def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product
     priciest = max(products, key=lambda p: p.current_price)
     if cheapest.current_price != priciest.current_price:
         lines.append(
-            f"The {cheapest.title} is the more affordable choice; the {priciest.title} is the premium one."
+            gettext("The %(cheap)s is the more affordable choice; the %(dear)s is the premium one.")
+            % {"cheap": cheapest.title, "dear": priciest.title}
         )
     else:
-        lines.append("They cost the same.")
+        lines.append(gettext("They cost the same."))
     on_sale = [p.title for p in products if discount_percent(p)]
     if on_sale:
-        lines.append(f"On sale right now: {ph.join(on_sale)}.")
+        lines.append(gettext("On sale right now: %(names)s.") % {"names": ph.join(on_sale)})
     items = [
         Item(
             product=p,

@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, ngettext
 
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -119,7 +118,9 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
                 'Here are %(count)s more close matches for "%(words)s":',
                 count,
             ) % {"count": count, "words": words}
-        return _('Nothing matches every word of "%(words)s", so here are the closest %(what)s:') % {
+        return gettext(
+            'Nothing matches every word of "%(words)s", so here are the closest %(what)s:'
+        ) % {
             "words": words,
             "what": ph.describe(asked_c, currency, with_sort=False),
         }
@@ -128,22 +129,25 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     plain = ph.describe(asked_c, currency, with_sort=False)
     values = {"count": count, "what": plain, "total": found.shown_total}
     if more:
-        return _("Here are %(count)s more %(what)s:") % values
+        return gettext("Here are %(count)s more %(what)s:") % values
     if count == 1:
-        return _("I found one match for %(what)s:") % values
+        return gettext("I found one match for %(what)s:") % values
     if found.shown_total > count:
         if asked_c.sort == SORT_CHEAPEST:
-            return _("I found %(total)s %(what)s. Here are the %(count)s cheapest:") % values
+            return gettext("I found %(total)s %(what)s. Here are the %(count)s cheapest:") % values
         if asked_c.sort == SORT_PRICIEST:
-            return _("I found %(total)s %(what)s. Here are the %(count)s most expensive:") % values
-        return _("I found %(total)s %(what)s. Here are my top %(count)s:") % values
+            return (
+                gettext("I found %(total)s %(what)s. Here are the %(count)s most expensive:")
+                % values
+            )
+        return gettext("I found %(total)s %(what)s. Here are my top %(count)s:") % values
     if asked_c.sort == SORT_BEST:
-        return _("Here are my top picks among our %(what)s:") % values
+        return gettext("Here are my top picks among our %(what)s:") % values
     if asked_c.sort == SORT_CHEAPEST:
-        return _("Here are our %(what)s, cheapest first:") % values
+        return gettext("Here are our %(what)s, cheapest first:") % values
     if asked_c.sort == SORT_PRICIEST:
-        return _("Here are our %(what)s, most expensive first:") % values
-    return _("Here are %(count)s %(what)s:") % values
+        return gettext("Here are our %(what)s, most expensive first:") % values
+    return gettext("Here are %(count)s %(what)s:") % values
 
 
 def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
@@ -170,23 +174,27 @@ def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
             if asked_c.brands and not asked_c.has_subject():
                 values["brand"] = asked_c.brands[0]
                 return (
-                    _(
+                    gettext(
                         "We don't have any %(asked)s right now. Our most affordable %(brand)s is "
                         "the %(title)s at %(price)s; here are the closest to your budget:"
                     )
                     % values
                 )
             return (
-                _(
+                gettext(
                     "We don't have any %(asked)s right now. The most affordable of our %(used)s is "
                     "the %(title)s at %(price)s; here are the closest to your budget:"
                 )
                 % values
             )
         if asked_c.min_price is not None and asked_c.max_price is None:
-            return _("We don't have any %(asked)s right now. Our most premium %(used)s:") % values
+            return (
+                gettext("We don't have any %(asked)s right now. Our most premium %(used)s:")
+                % values
+            )
         return (
-            _("We don't have any %(asked)s right now. The %(used)s closest to that price:") % values
+            gettext("We don't have any %(asked)s right now. The %(used)s closest to that price:")
+            % values
         )
     nearest = ph.describe(found.used, currency, with_sort=False, count=1 if count == 1 else None)
     values["nearest"] = nearest or used
@@ -202,10 +210,10 @@ def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
 
 def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:
     if found.shown_total > shown_so_far:
-        return "Want to see more, or shall I compare two of them?"
+        return gettext("Want to see more, or shall I compare two of them?")
     if len(shown) >= 2:
-        return "Shall I compare two of them or tell you more about one?"
-    return "Would you like more details about it?"
+        return gettext("Shall I compare two of them or tell you more about one?")
+    return gettext("Would you like more details about it?")
 
 
 def search_reply(
@@ -247,12 +255,12 @@ def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool
 def nothing_found(context: ToolContext, constraints: Constraints, found: Found) -> Draft:
     unknown = " ".join(found.unmatched_terms or constraints.terms)
     if unknown:
-        text = _(
+        text = gettext(
             'Sorry, I couldn\'t find anything matching "%(words)s" in our catalog. '
             "Could you describe it differently, or try one of these?"
         ) % {"words": unknown}
     else:
-        text = _(
+        text = gettext(
             "Sorry, there are no %(what)s in our catalog right now. Would one of these help?"
         ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
     return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
@@ -267,11 +275,10 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
         context, tools, constraints, exclude_item_ids=exclude, keep=("brand", "category", "gender")
     )
     if not shown:
-        text = (
-            f"That's everything I have for "
-            f"{ph.describe(constraints, context.vocabulary.currency)}: you've seen them all. "
+        text = gettext(
+            "That's everything I have for %(what)s: you've seen them all. "
             "Want to try something else?"
-        )
+        ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
         suggestions = ["Show cheaper ones"] if constraints.sort != SORT_CHEAPEST else []
         return Draft(
             text=text, suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary))
@@ -330,7 +337,9 @@ def similar_reply(
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))
     name = ph.name_of(base)
     if not shown:
-        text = f"I couldn't find anything else like the {name} in our catalog right now."
+        text = gettext(
+            "I couldn't find anything else like the %(name)s in our catalog right now."
+        ) % {"name": name}
         return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
     query = f"similar to {base.title}" + (
         ", cheaper" if cheaper else ", pricier" if pricier else ""
@@ -339,29 +348,30 @@ def similar_reply(
     items = items_for(context, shown, replace(wishes, terms=()), query)
     kind = ph.subject_phrase(constraints, 1)
     now = ph.money(base.current_price, base.currency)
+    values = {"name": name, "kind": kind, "now": now, "title": base.title}
     if found.relaxed and cheaper:
-        lead = (
-            f"The {name} is already the most affordable {kind} we have at {now}. "
+        lead = gettext(
+            "The %(name)s is already the most affordable %(kind)s we have at %(now)s. "
             "The closest alternatives are:"
         )
     elif found.relaxed and pricier:
-        lead = f"The {name} is already our most premium {kind}. Similar options:"
+        lead = gettext("The %(name)s is already our most premium %(kind)s. Similar options:")
     elif cheaper:
-        lead = f"Here are alternatives to the {name} (now {now}) that cost less:"
+        lead = gettext("Here are alternatives to the %(name)s (now %(now)s) that cost less:")
     elif pricier:
-        lead = f"Here are higher-end alternatives to the {name} (now {now}):"
+        lead = gettext("Here are higher-end alternatives to the %(name)s (now %(now)s):")
     else:
-        lead = f"Here are products similar to the {name}:"
+        lead = gettext("Here are products similar to the %(name)s:")
     for item in items:
         price = item.product.current_price
         if price < base.current_price:
-            item.reasons.insert(0, f"cheaper than the {base.title}")
+            item.reasons.insert(0, gettext("cheaper than the %(title)s") % values)
         elif price > base.current_price:
-            item.reasons.insert(0, f"a step up from the {base.title}")
+            item.reasons.insert(0, gettext("a step up from the %(title)s") % values)
         else:
-            item.reasons.insert(0, f"the same price as the {base.title}")
-    lines = [lead] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
-    lines.append("Would you like me to compare one of them with the original?")
+            item.reasons.insert(0, gettext("the same price as the %(title)s") % values)
+    lines = [lead % values] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
+    lines.append(gettext("Would you like me to compare one of them with the original?"))
     suggestions = ["Compare the first two"] if len(shown) >= 2 else []
     suggestions += ["Tell me more about the first one", "Is the first one in stock?"]
     return Draft(
@@ -393,7 +403,7 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
         return nothing_found(context, wishes, found)
     items = items_for(context, shown, found.used, "gift ideas" + (f" {budget}" if budget else ""))
     lines = [lead] + [ph.product_line(i.product, i.reasons) for i in items]
-    lines.append("Tell me what they like, or your budget, and I'll narrow it down.")
+    lines.append(gettext("Tell me what they like, or your budget, and I'll narrow it down."))
     suggestions = [] if budget else ["Gift ideas under 50"]
     suggestions += ["Compare the first two", "Tell me more about the first one"]
     return Draft(
