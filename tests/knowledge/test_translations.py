@@ -32,7 +32,8 @@ def test_every_reply_text_is_translated_and_compiled(language):
     with po_path.open("rb") as source:
         catalog = read_po(source)
 
-    missing = sorted(m for m in _engine_messages() if m not in catalog or not catalog[m].string)
+    messages = _engine_messages()
+    missing = sorted(m for m in messages if m not in catalog or not catalog[m].string)
     compiled = io.BytesIO()
     write_mo(compiled, catalog)
 
