@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
+from knowledge.language.folding import fold
 from knowledge.language.vocabulary import MAX_PHRASE_WORDS, LanguageData, language_data
-from knowledge.search.text import fold
 
 # As much of a message as understanding reads (engines/catalog/vocabulary.normalize): folding
 # can lengthen a text many times over ("⑴" is "(1)"), so the folded text is cut too.
@@ -33,11 +33,18 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     data = language_data(language)
     tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
     stems = [data.stem(t) if t[0].isalpha() else t for t in tokens]
+    # Snowball keeps the plural of some short words ("velos"): their singular's stem too.
+    singulars = [
+        data.stem(t[:-1]) if t[0].isalpha() and len(t) > 3 and t[-1] in "sx" else stem
+        for t, stem in zip(tokens, stems, strict=True)
+    ]
     glossary = catalog_language == "en"
     out: list[str] = []
     position = 0
     while position < len(tokens):
         taken, words = _phrase_at(data, stems, position, glossary=glossary)
+        if not taken and singulars[position] != stems[position]:
+            taken, words = _phrase_at(data, singulars, position, glossary=glossary)
         if taken:
             out.append(words)
             position += taken
@@ -46,6 +53,8 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
         position += 1
         if token in data.stop_words:
             continue
+        if data.compounds and len(token) >= MIN_COMPOUND_CHARS:
+            token = _compound(data, token, glossary=glossary) or token
         out.append(_amount(token) if token[0].isdigit() else token)
     canonical = " ".join(w for w in out if w)
     # The question mark says a message is a question (understanding reads it from the text).
@@ -65,6 +74,22 @@ def _phrase_at(
         if found is not None:
             return length, found
     return 0, ""
+
+
+# Shorter words are seldom two words in one.
+MIN_COMPOUND_CHARS = 8
+_MIN_PART = 3
+
+
+def _compound(data: LanguageData, token: str, *, glossary: bool) -> str:
+    """A compound of two known words ("damenschuhe": "damen" + "schuhe") read as both, the
+    longest known head first; "" when no split gives two known words."""
+    words = {**data.glossary, **data.phrases} if glossary else data.phrases
+    for split in range(len(token) - _MIN_PART, _MIN_PART - 1, -1):
+        head, tail = data.key(token[:split]), data.key(token[split:])
+        if head in words and (tail in words or tail in data.glossary):
+            return f"{words[head]} {words.get(tail) or token[split:]}"
+    return ""
 
 
 def _amount(token: str) -> str:

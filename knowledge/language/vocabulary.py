@@ -20,7 +20,7 @@ import snowballstemmer
 import yaml
 
 from knowledge.language import LANGUAGES
-from knowledge.search.text import fold
+from knowledge.language.folding import fold
 
 DATA = Path(__file__).resolve().parent / "data"
 STEMMERS = {
@@ -44,6 +44,10 @@ class LanguageData:
     glossary: dict[str, str] = field(default_factory=dict)
     # single words of this language's data (for telling languages apart)
     markers: frozenset[str] = frozenset()
+    # the engine's (English) words the data reads phrases as, singular and plural
+    targets: frozenset[str] = frozenset()
+    glossary_words: frozenset[str] = frozenset()
+    compounds: bool = False  # words are written together ("Damenschuhe"): split them
 
     def stem(self, word: str) -> str:
         return stemmer(self.code).stemWord(word)
@@ -63,16 +67,34 @@ def stemmer(code: str):
 def language_data(code: str) -> LanguageData:
     # Every value a string: YAML 1.1 would read "no", "si" or "on" as booleans.
     raw = yaml.load((DATA / f"{code}.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
-    data = LanguageData(code, stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])))
+    data = LanguageData(
+        code,
+        stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])),
+        compounds=raw.get("compounds") == "true",
+    )
     for kind in ("phrases", "glossary"):
         target = getattr(data, kind)
         for english, said in (raw.get(kind) or {}).items():
             for text in said:
                 target.setdefault(data.key(str(text)), str(english))
-    singles = {
-        fold(str(t)) for kind in ("phrases",) for v in (raw.get(kind) or {}).values() for t in v
-    }
+    said = [
+        str(t)
+        for kind in ("phrases", "glossary")
+        for v in (raw.get(kind) or {}).values()
+        for t in v
+    ]
+    singles = {fold(t) for t in said}
     data.markers = frozenset(w for w in singles if _WORD.fullmatch(w)) | data.stop_words
+    data.targets = frozenset(
+        form
+        for kind in ("phrases", "glossary")
+        for english in raw.get(kind) or {}
+        for w in english.split()
+        for form in (w, w.removesuffix("s"))
+    )
+    data.glossary_words = frozenset(
+        fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
+    )
     return data
 
 
@@ -80,29 +102,46 @@ def language_data(code: str) -> LanguageData:
 MIN_MARKER_CHARS = 3
 
 
+# Only the stems of longer words of the glossary also mark a language ("Sonnenbrillen" for
+# "Sonnenbrille"): a short stem is too often another language's word ("moin" of "moins").
+MIN_MARKER_STEM = 5
+
+
 @functools.cache
 def exclusive_markers() -> dict[str, frozenset[str]]:
-    """Each language's marker words that no other served language has."""
+    """Each language's marker words that no other served language has and no English shopper
+    writes too (the engine's own words, `shared_words` of en.yaml): the words themselves, and
+    their stems of at least MIN_MARKER_STEM letters unless an English word has the same stem."""
     markers = {code: language_data(code).markers for code in LANGUAGES}
     raw = yaml.load((DATA / "en.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
     shared = {fold(w) for w in raw.get("shared_words", [])}
-    return {
-        code: frozenset(
+    english = shared | {fold(w) for w in raw.get("stop_words", [])}
+    for code in LANGUAGES:
+        english |= language_data(code).targets
+    found: dict[str, frozenset[str]] = {}
+    for code, words in markers.items():
+        data = language_data(code)
+        exclusive = {
             w
             for w in words
             if len(w) >= MIN_MARKER_CHARS
-            and w not in shared
+            and (w not in english if code != "en" else w not in shared)
             and not any(w in markers[other] for other in LANGUAGES if other != code)
-        )
-        for code, words in markers.items()
-    }
+        }
+        taken = english | {w for other in LANGUAGES if other != code for w in markers[other]}
+        stems = {data.stem(w) for w in exclusive & data.glossary_words} - {
+            data.stem(w) for w in taken
+        }
+        found[code] = frozenset(exclusive | {f"~{s}" for s in stems if len(s) >= MIN_MARKER_STEM})
+    return found
 
 
 def marker_languages(text: str) -> set[str]:
     """The languages whose exclusive marker words are most frequent in `text` (empty: none)."""
-    said = _WORD.findall(fold(text))
+    said = [w for w in _WORD.findall(fold(text)) if len(w) >= MIN_MARKER_CHARS]
     counts = {
-        code: sum(word in words for word in said) for code, words in exclusive_markers().items()
+        code: sum(w in markers or f"~{language_data(code).stem(w)}" in markers for w in said)
+        for code, markers in exclusive_markers().items()
     }
     best = max(counts.values(), default=0)
     return {code for code, count in counts.items() if count == best} if best else set()
