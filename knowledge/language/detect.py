@@ -86,3 +86,26 @@ def detector(languages: tuple[str, ...]) -> LanguageDetector:
         Language.from_iso_code_639_1(getattr(IsoCode639_1, code.upper())) for code in languages
     ]
     return LanguageDetectorBuilder.from_languages(*chosen).build()
+
+
+# Messages of at most this many words are short: alone they seldom tell similar languages
+# apart ("solo Asus" is Spanish and Italian).
+SHORT_MESSAGE_WORDS = 3
+# lingua's confidence that makes a language plausible for a short message.
+PLAUSIBLE_CONFIDENCE = 0.15
+
+
+def conversation_language(
+    detected: Detected, text: str, *, earlier: str | None, default: str
+) -> str:
+    """The language to answer `text` in: the message's, unless it is too short to tell or is a
+    short message the conversation's language (`earlier`) could equally have written."""
+    if not detected.sure:
+        return earlier or default
+    if earlier and earlier != detected.language and _words(text) <= SHORT_MESSAGE_WORDS:
+        markers = marker_languages(text[:DETECTED_CHARS])
+        values = detector(LANGUAGES).compute_language_confidence_values(text[:DETECTED_CHARS])
+        confidence = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
+        if earlier in markers or confidence.get(earlier, 0.0) >= PLAUSIBLE_CONFIDENCE:
+            return earlier
+    return detected.language

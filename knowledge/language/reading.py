@@ -42,17 +42,18 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     out: list[str] = []
     position = 0
     while position < len(tokens):
-        taken, words = _phrase_at(data, stems, position, glossary=glossary)
+        taken, words = _phrase_at(data, tokens, stems, position, glossary=glossary)
+        if not taken and tokens[position] in data.stop_words:
+            position += 1
+            continue
         if not taken and singulars[position] != stems[position]:
-            taken, words = _phrase_at(data, singulars, position, glossary=glossary)
+            taken, words = _phrase_at(data, tokens, singulars, position, glossary=glossary)
         if taken:
             out.append(words)
             position += taken
             continue
         token = tokens[position]
         position += 1
-        if token in data.stop_words:
-            continue
         if data.compounds and len(token) >= MIN_COMPOUND_CHARS:
             token = _compound(data, token, glossary=glossary) or token
         out.append(_amount(token) if token[0].isdigit() else token)
@@ -63,12 +64,14 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
 
 
 def _phrase_at(
-    data: LanguageData, stems: list[str], position: int, *, glossary: bool
+    data: LanguageData, tokens: list[str], stems: list[str], position: int, *, glossary: bool
 ) -> tuple[int, str]:
-    """(words taken, the engine's words) for the longest phrase starting at `position`."""
+    """(words taken, the engine's words) for the longest phrase starting at `position`: as
+    written, else by stems; the glossary's words only for an English catalog."""
     for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
+        found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])
-        found = data.phrases.get(key)
+        found = found or data.phrases.get(key)
         if found is None and glossary:
             found = data.glossary.get(key)
         if found is not None:

@@ -42,6 +42,9 @@ class LanguageData:
     # stems of the phrase's words, joined by spaces -> the engine's words
     phrases: dict[str, str] = field(default_factory=dict)
     glossary: dict[str, str] = field(default_factory=dict)
+    # the phrase as written (folded) -> the engine's words: matched before stems, so forms
+    # one stem covers ("gunstiger", "gunstigste") keep their own meaning
+    exact: dict[str, str] = field(default_factory=dict)
     # single words of this language's data (for telling languages apart)
     markers: frozenset[str] = frozenset()
     # the engine's (English) words the data reads phrases as, singular and plural
@@ -77,6 +80,8 @@ def language_data(code: str) -> LanguageData:
         for english, said in (raw.get(kind) or {}).items():
             for text in said:
                 target.setdefault(data.key(str(text)), str(english))
+                if kind == "phrases":
+                    data.exact.setdefault(" ".join(_WORD.findall(fold(str(text)))), str(english))
     said = [
         str(t)
         for kind in ("phrases", "glossary")

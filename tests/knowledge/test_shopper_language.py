@@ -6,8 +6,11 @@ conversation's language, or the catalog's (Organization.language)."""
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 
 from knowledge.language.detect import language_of
+from knowledge.models import Product
 from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
 
 
@@ -17,10 +20,15 @@ def shop(django_db_setup, django_db_blocker):
         yield shop
 
 
-def _language(body: dict) -> str:
-    """The reply's language, product titles (the catalog's words) left out."""
+def _language(body: dict, shop) -> str:
+    """The reply's language, the catalog's own words (titles, descriptions) left out."""
     text = body["content"]
     for product in body.get("products") or []:
+        # The description first: it may hold the title.
+        for description in Product.objects.filter(
+            organization=shop.organization, title=product["designation"]
+        ).values_list("description", flat=True):
+            text = text.replace(description.strip(), "")
         text = text.replace(product["designation"], "")
     return language_of(text, ["en", "fr", "de", "es", "it"])
 
@@ -49,7 +57,7 @@ def test_a_budget_in_each_language_limits_the_products_and_the_reply_speaks_it(
     assert body["products"]
     # The limit is read (and said back, as the language writes amounts), never searched for.
     assert str(limit) in body["content"], body["content"]
-    assert _language(body) == language, body["content"]
+    assert _language(body, shop) == language, body["content"]
 
 
 @pytest.mark.django_db
@@ -134,3 +142,39 @@ def test_prices_are_written_as_the_shoppers_language_writes_them(shop):
 
     # Babel's French form: a decimal comma and the currency after the amount.
     assert "$US" in body["content"] and "," in body["content"], body["content"]
+
+
+DEMO_PDP = "https://demo-shop.example/products/chanel-coco-noir-eau-de-7"
+LANGUAGE_STARTS = [
+    ("fr", "des ordinateurs portables", "https://demo-shop.example/"),
+    ("fr", "il est en stock ?", DEMO_PDP),
+    ("de", "zeig mir Laptops", "https://demo-shop.example/"),
+    ("de", "ist es im Angebot?", DEMO_PDP),
+    ("es", "muéstrame portátiles", "https://demo-shop.example/"),
+    ("es", "¿está en stock?", DEMO_PDP),
+    ("it", "mostrami dei portatili", "https://demo-shop.example/"),
+    ("it", "è disponibile?", DEMO_PDP),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("language", "start", "url"), LANGUAGE_STARTS)
+def test_every_suggestion_is_in_the_shoppers_language_and_leads_somewhere(
+    shop, language, start, url
+):
+    with translation.override(language):
+        not_useful = [
+            gettext("I'm not sure I understood.").split(".")[0],
+            gettext("Which product do you mean?"),
+        ]
+    first = shop.say(shop.chat(), start, url=url).json()
+    assert 2 <= len(first["suggestions"]) <= 4
+
+    for suggestion in first["suggestions"]:
+        chat_id = shop.chat()
+        shop.say(chat_id, start, url=url)
+        body = shop.say(chat_id, suggestion, url=url).json()
+
+        assert body.get("products"), (start, suggestion, body["content"])
+        assert not any(text in body["content"] for text in not_useful), (suggestion, body)
+        assert _language(body, shop) == language, (suggestion, body["content"])

@@ -41,6 +41,7 @@ from knowledge.engines.catalog.tools import (
     tool_context_from,
 )
 from knowledge.engines.catalog.understanding import Understanding, singular, understand
+from knowledge.language.detect import Detected, conversation_language
 from knowledge.models import Product, Store
 from knowledge.search import product_search
 from knowledge.search.text import fold, words
@@ -129,16 +130,19 @@ class Turn:
         self.note = ""  # said before the answer ("I only showed one product...")
 
     def reply_language(self) -> str:
-        """The message's language; for one too short to tell ("ok"), the language of the
-        conversation's last message that told, else the catalog's."""
-        if self.u.language_sure:
-            return self.u.language
+        """The message's language, or the conversation's for a message too short to tell
+        ("ok") or that its language could equally have written; else the catalog's."""
+        earlier = None
         for message in reversed(list(dl.recent_turns(list(self.request.history)))):
             if message.type == "user":
-                earlier = understand(message.content, self.vocabulary)
-                if earlier.language_sure:
-                    return earlier.language
-        return self.vocabulary.language
+                reading = understand(message.content, self.vocabulary)
+                if reading.language_sure:
+                    earlier = reading.language
+                    break
+        detected = Detected(self.u.language, self.u.language_sure)
+        return conversation_language(
+            detected, self.request.message, earlier=earlier, default=self.vocabulary.language
+        )
 
     # --- the page -------------------------------------------------------------------------
 
@@ -451,7 +455,7 @@ class Turn:
             return Draft(
                 text=text,
                 suggestions=sg.finish(
-                    ["Show me something similar", "Tell me more about it"],
+                    [gettext("Show me something similar"), gettext("Tell me more about it")],
                     sg.browse_suggestions(self.vocabulary),
                 ),
             )
@@ -481,7 +485,7 @@ class Turn:
             "I can show you similar products from other brands.",
             items=[Item(product=page, reasons=["The product on this page"])],
             suggestions=sg.finish(
-                ["Show me something similar", "Tell me more about it"],
+                [gettext("Show me something similar"), gettext("Tell me more about it")],
                 sg.browse_suggestions(self.vocabulary),
             ),
         )

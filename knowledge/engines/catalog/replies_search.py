@@ -279,7 +279,7 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
             "That's everything I have for %(what)s: you've seen them all. "
             "Want to try something else?"
         ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
-        suggestions = ["Show cheaper ones"] if constraints.sort != SORT_CHEAPEST else []
+        suggestions = [gettext("Show cheaper ones")] if constraints.sort != SORT_CHEAPEST else []
         return Draft(
             text=text, suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary))
         )
@@ -372,8 +372,11 @@ def similar_reply(
             item.reasons.insert(0, gettext("the same price as the %(title)s") % values)
     lines = [lead % values] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
     lines.append(gettext("Would you like me to compare one of them with the original?"))
-    suggestions = ["Compare the first two"] if len(shown) >= 2 else []
-    suggestions += ["Tell me more about the first one", "Is the first one in stock?"]
+    suggestions = [gettext("Compare the first two")] if len(shown) >= 2 else []
+    suggestions += [
+        gettext("Tell me more about the first one"),
+        gettext("Is the first one in stock?"),
+    ]
     return Draft(
         text="\n".join(lines),
         items=items,
@@ -405,7 +408,7 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
     lines = [lead] + [ph.product_line(i.product, i.reasons) for i in items]
     lines.append(gettext("Tell me what they like, or your budget, and I'll narrow it down."))
     suggestions = [] if budget else ["Gift ideas under 50"]
-    suggestions += ["Compare the first two", "Tell me more about the first one"]
+    suggestions += [gettext("Compare the first two"), gettext("Tell me more about the first one")]
     return Draft(
         text="\n".join(lines),
         items=items,
