@@ -232,60 +232,82 @@ def variant_sentences(
     The variant keeps the product's other attribute where it can ("in L" of the black tee
     is the black one in L), and its stock is that of the shopper's store when given.
     """
-    label = "size" if attribute == "size" else "colour"
+    kind = "size" if attribute == "size" else "colour"
     sized = [v for v in variants if v.size]
     if (
         attribute == "size"
         and sized
         and all(re.search(r"\d\s?(gb|tb)\b", v.size.lower()) for v in sized)
     ):
-        label = "storage option"
+        kind = "storage option"
+    label, labels = {
+        "size": (gettext("size"), gettext("sizes")),
+        "colour": (gettext("colour"), gettext("colours")),
+        "storage option": (gettext("storage option"), gettext("storage options")),
+    }[kind]
     other = "color" if attribute == "size" else "size"
     values = _sorted_values(variants, attribute)
-    name = product.title
+    said = {"name": product.title, "label": label, "labels": labels, "values": ph.join(values)}
     if not values:
-        return [f"The catalog doesn't list {label}s for the {name}."], None
+        return [gettext("The catalog doesn't list %(labels)s for the %(name)s.") % said], None
     if not asked:
-        plural = f"{label}s" if len(values) > 1 else label
+        said["labels"] = labels if len(values) > 1 else label
         in_stock = {
             getattr(v, attribute) for v in variants if v.availability == Availability.IN_STOCK
         }
-        text = f"The {name} comes in {plural} {ph.join(values)}."
+        text = gettext("The %(name)s comes in %(labels)s %(values)s.") % said
         missing = [value for value in values if value not in in_stock]
         if missing and in_stock:
-            text += f" Out of stock right now: {ph.join(missing)}."
+            text += " " + gettext("Out of stock right now: %(values)s.") % {
+                "values": ph.join(missing)
+            }
         return [text], None
 
     matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
     if not matching:
+        said["asked"] = asked
         return [
-            f"Sorry, the {name} doesn't come in {label} {asked}. "
-            f"It's available in {label}s {ph.join(values)}."
+            gettext(
+                "Sorry, the %(name)s doesn't come in %(label)s %(asked)s. "
+                "It's available in %(labels)s %(values)s."
+            )
+            % said
         ], None
     same_other = [v for v in matching if getattr(v, other) == getattr(product, other)]
     pool = same_other or matching
     variant = next((v for v in pool if v.availability == Availability.IN_STOCK), pool[0])
     value = getattr(variant, attribute)
-    price = money(variant.current_price, variant.currency)
     extra = getattr(variant, other)
-    described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
     row = rows.get(variant.pk)
+    said.update(
+        value=value,
+        price=money(variant.current_price, variant.currency),
+        described=f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else ""),
+        stock=ph.stock_phrase(variant, store, row),
+    )
     status, _quantity = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
-        stock = ph.stock_phrase(variant, store, row)
         return [
-            f"Yes, the {name} comes in {described}: {price}, and {label} {value} is {stock}."
+            gettext(
+                "Yes, the %(name)s comes in %(described)s: %(price)s, and %(label)s %(value)s "
+                "is %(stock)s."
+            )
+            % said
         ], variant
-    text = f"The {name} comes in {described} ({price}), but it's {ph.stock_phrase(variant, store, row)} right now."
+    text = (
+        gettext("The %(name)s comes in %(described)s (%(price)s), but it's %(stock)s right now.")
+        % said
+    )
     if store is not None and variant.availability == Availability.IN_STOCK:
-        text += " You can still order it online."
+        text += " " + gettext("You can still order it online.")
     others = [
         v
         for v in matching
         if v.pk != variant.pk and v.availability == Availability.IN_STOCK and getattr(v, other)
     ]
     if others:
-        text += f" In {label} {value} it's in stock in {ph.join([getattr(v, other).lower() for v in others])}."
+        said["others"] = ph.join([getattr(v, other).lower() for v in others])
+        text += " " + gettext("In %(label)s %(value)s it's in stock in %(others)s.") % said
     return [text], variant
 
 
