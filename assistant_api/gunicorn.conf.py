@@ -41,7 +41,10 @@ def post_worker_init(worker):
     import gevent
 
     from chats.stream.hub import shutdown_hub
+    from knowledge.language.detect import warm_up
 
+    # The language detector's models load here (about a second), not on a shopper's message.
+    warm_up()
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
 

@@ -59,6 +59,11 @@ def message_language(text: str, *, default: str) -> Detected:
     return Detected(default, False)
 
 
+def warm_up() -> None:
+    """Loads the detector's models and the language data (a worker calls it before serving)."""
+    message_language("bonjour, je cherche des chaussures", default="en")
+
+
 def _words(text: str) -> int:
     return len(_WORDS.findall(text))
 
