@@ -178,3 +178,16 @@ def test_every_suggestion_is_in_the_shoppers_language_and_leads_somewhere(
         assert body.get("products"), (start, suggestion, body["content"])
         assert not any(text in body["content"] for text in not_useful), (suggestion, body)
         assert _language(body, shop) == language, (suggestion, body["content"])
+
+
+@pytest.mark.django_db
+def test_which_one_is_asked_in_the_shoppers_language_and_its_choices_answer_it(shop):
+    chat_id = shop.chat()
+    shown = _reply(shop, chat_id, "des tablettes")["products"]
+
+    asked = _reply(shop, chat_id, "il coûte combien ?")
+
+    assert asked["content"].startswith("Lequel voulez-vous dire"), asked["content"]
+    assert "Le deuxième" in asked["suggestions"]
+    body = _reply(shop, chat_id, "Le deuxième")
+    assert [p["designation"] for p in body["products"]] == [shown[1]["designation"]]

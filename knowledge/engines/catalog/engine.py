@@ -265,11 +265,13 @@ class Turn:
             if max(self.u.ordinals) > len(shown):
                 # "the second one" after a single product: say so, then answer for it.
                 self.note = (
-                    "I only showed one product just now, so this is about that one. "
+                    gettext("I only showed one product just now, so this is about that one.")
                     if len(shown) == 1
-                    else f"I only showed {len(shown)} products just now, so this is about "
-                    "the last one. "
-                )
+                    else gettext(
+                        "I only showed %(count)s products just now, so this is about the last one."
+                    )
+                    % {"count": len(shown)}
+                ) + " "
             picked = [shown[min(n, len(shown)) - 1 if n > 0 else -1] for n in self.u.ordinals]
             unique = list({id(s): s for s in picked}.values())
             return self._from_snapshots(unique)
@@ -448,10 +450,10 @@ class Turn:
 
     def compare_what(self, products: list[Product]) -> Draft:
         if products:
-            text = (
-                f"I can compare the {products[0].title} with another product: which one? "
+            text = gettext(
+                "I can compare the %(name)s with another product: which one? "
                 "Tell me its name, or ask me to search for alternatives."
-            )
+            ) % {"name": products[0].title}
             return Draft(
                 text=text,
                 suggestions=sg.finish(
@@ -460,8 +462,10 @@ class Turn:
                 ),
             )
         return Draft(
-            text="Which two products would you like me to compare? Search for a few first, "
-            "then ask me to compare them.",
+            text=gettext(
+                "Which two products would you like me to compare? Search for a few first, "
+                "then ask me to compare them."
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 
@@ -481,9 +485,12 @@ class Turn:
         if draft.items:
             return draft
         return Draft(
-            text=f"The {page.title} is the only {page.brand} product we have right now. "
-            "I can show you similar products from other brands.",
-            items=[Item(product=page, reasons=["The product on this page"])],
+            text=gettext(
+                "The %(name)s is the only %(brand)s product we have right now. "
+                "I can show you similar products from other brands."
+            )
+            % {"name": page.title, "brand": page.brand},
+            items=[Item(product=page, reasons=[gettext("The product on this page")])],
             suggestions=sg.finish(
                 [gettext("Show me something similar"), gettext("Tell me more about it")],
                 sg.browse_suggestions(self.vocabulary),
@@ -507,7 +514,8 @@ class Turn:
         names = [str(s.get("designation")) for s in self.state.shown[:4]]
         ordinals = ["first", "second", "third", "fourth"]
         text = self.u.text.strip().rstrip("?")
-        # The same question, pointed at one product: "What brand is the first one?"
+        # The same question, pointed at one product: "What brand is the first one?"; in
+        # another language, the choice alone ("Le premier"), which reads as that product.
         pointed = [
             re.sub(
                 r"\b(this one|that one|it|this|that)\b",
@@ -517,12 +525,31 @@ class Turn:
                 flags=re.I,
             )
             + "?"
-            for ordinal in ordinals[: len(names)]
+            if self.language == "en"
+            else choice
+            for ordinal, choice in zip(
+                ordinals[: len(names)],
+                [
+                    gettext("The first one"),
+                    gettext("The second one"),
+                    gettext("The third one"),
+                    gettext("The fourth one"),
+                ],
+                strict=False,
+            )
+        ]
+        templates = [
+            gettext("the first (%(name)s)"),
+            gettext("the second (%(name)s)"),
+            gettext("the third (%(name)s)"),
+            gettext("the fourth (%(name)s)"),
+        ]
+        choices = [
+            template % {"name": name} for template, name in zip(templates, names, strict=False)
         ]
         return Draft(
-            text="Which one do you mean: "
-            + ph.join([f"the {ordinals[n]} ({name})" for n, name in enumerate(names)], "or")
-            + "?",
+            text=gettext("Which one do you mean: %(choices)s?")
+            % {"choices": ph.join(choices, "or")},
             suggestions=sg.finish(pointed[:3], sg.browse_suggestions(self.vocabulary)),
         )
 
