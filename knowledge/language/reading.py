@@ -32,12 +32,16 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
         return text
     data = language_data(language)
     tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
-    stems = [data.stem(t) if t[0].isalpha() else t for t in tokens]
+    # Each distinct word is stemmed once, however often it is repeated.
+    stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
+    stems = [stem_of[t] for t in tokens]
     # Snowball keeps the plural of some short words ("velos"): their singular's stem too.
-    singulars = [
-        data.stem(t[:-1]) if t[0].isalpha() and len(t) > 3 and t[-1] in "sx" else stem
-        for t, stem in zip(tokens, stems, strict=True)
-    ]
+    singular_of = {
+        t: data.stem(t[:-1]) if t[0].isalpha() and len(t) > 3 and t[-1] in "sx" else stem_of[t]
+        for t in stem_of
+    }
+    singulars = [singular_of[t] for t in tokens]
+    compounds: dict[str, str] = {}
     glossary = catalog_language == "en"
     out: list[str] = []
     position = 0
@@ -55,7 +59,9 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
         token = tokens[position]
         position += 1
         if data.compounds and len(token) >= MIN_COMPOUND_CHARS:
-            token = _compound(data, token, glossary=glossary) or token
+            if token not in compounds:
+                compounds[token] = _compound(data, token, glossary=glossary) or token
+            token = compounds[token]
         out.append(_amount(token) if token[0].isdigit() else token)
     canonical = " ".join(w for w in out if w)
     # The question mark says a message is a question (understanding reads it from the text).
@@ -68,6 +74,8 @@ def _phrase_at(
 ) -> tuple[int, str]:
     """(words taken, the engine's words) for the longest phrase starting at `position`: as
     written, else by stems; the glossary's words only for an English catalog."""
+    if stems[position] not in data.starts and tokens[position] not in data.starts:
+        return 0, ""  # no phrase starts with this word: most words of a message
     for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
         found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])

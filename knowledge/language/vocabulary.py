@@ -51,6 +51,8 @@ class LanguageData:
     targets: frozenset[str] = frozenset()
     glossary_words: frozenset[str] = frozenset()
     compounds: bool = False  # words are written together ("Damenschuhe"): split them
+    # the first word of every phrase and glossary entry, as written and as a stem
+    starts: frozenset[str] = frozenset()
 
     def stem(self, word: str) -> str:
         return stemmer(self.code).stemWord(word)
@@ -96,6 +98,9 @@ def language_data(code: str) -> LanguageData:
         for english in raw.get(kind) or {}
         for w in english.split()
         for form in (w, w.removesuffix("s"))
+    )
+    data.starts = frozenset(
+        key.split(" ")[0] for table in (data.phrases, data.glossary, data.exact) for key in table
     )
     data.glossary_words = frozenset(
         fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
