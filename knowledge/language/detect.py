@@ -23,6 +23,7 @@ MIN_LETTERS = 3
 # confidence that settles it whatever the shopping phrases say.
 MIN_CONFIDENCE = 0.5
 SURE_CONFIDENCE = 0.9
+LEAD_WORDS, LEAD_CONFIDENCE, LEAD_MARGIN = 3, 0.4, 0.25
 _LETTERS = re.compile(r"[^\W\d_]")
 # A message's language shows in its first words; reading more only costs time (lingua's
 # work grows with the text).
@@ -55,6 +56,16 @@ def message_language(text: str, *, default: str) -> Detected:
     # One word and no shopping phrase ("couches", "Tablets"): a catalog word, no language.
     confident = best is not None and best.value >= MIN_CONFIDENCE
     if confident and (markers or _words(text) > 1) and (not markers or found in markers):
+        return Detected(found, True)
+    # A few words with no shopping phrase ("un parfum Dior"): lingua's choice when it is well
+    # ahead of the next language.
+    if (
+        best is not None
+        and not markers
+        and _words(text) >= LEAD_WORDS
+        and best.value >= LEAD_CONFIDENCE
+        and best.value - (values[1].value if len(values) > 1 else 0.0) >= LEAD_MARGIN
+    ):
         return Detected(found, True)
     return Detected(default, False)
 

@@ -191,3 +191,13 @@ def test_which_one_is_asked_in_the_shoppers_language_and_its_choices_answer_it(s
     assert "Le deuxième" in asked["suggestions"]
     body = _reply(shop, chat_id, "Le deuxième")
     assert [p["designation"] for p in body["products"]] == [shown[1]["designation"]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("message", ["Samsung Galaxy tablet", "Apple AirPods Max"])
+def test_the_catalogs_own_names_do_not_make_a_message_foreign(shop, message):
+    # Brand and product names read as German to a letter-statistics detector; they are the
+    # catalog's words, so the message is told by the others (none: the catalog's language).
+    body = _reply(shop, shop.chat(), message)
+
+    assert _language(body, shop) in ("en", ""), body["content"]

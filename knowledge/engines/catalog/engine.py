@@ -125,6 +125,9 @@ class Turn:
         self.u: Understanding = understand(request.message, self.vocabulary)
         self.state = dl.conversation_state(request.history, self.vocabulary)
         self.language = self.reply_language()
+        if self.language != self.u.language:
+            # Too short to tell, or one the chat's language could have written: read so.
+            self.u = understand(request.message, self.vocabulary, language=self.language)
         self.store: Store | None = request.store
         self.asked_store: Store | None = request.store
         self.note = ""  # said before the answer ("I only showed one product...")

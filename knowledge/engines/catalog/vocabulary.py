@@ -58,6 +58,18 @@ class Vocabulary:
     # Each kind of phrase (brands, categories...) indexed for finding in a message, built
     # once per vocabulary: a message's cost must not grow with the catalog's words.
     indexes: dict[str, PhraseIndex] = field(default_factory=dict, repr=False)
+    _catalog_words: frozenset[str] | None = field(default=None, repr=False)
+
+    def catalog_words(self) -> frozenset[str]:
+        """Every word of the catalog's brands, categories and store names (folded)."""
+        if self._catalog_words is None:
+            self._catalog_words = frozenset(
+                word
+                for kind in (self.brands, self.categories, self.stores)
+                for phrase_text in kind
+                for word in phrase_text.split()
+            )
+        return self._catalog_words
 
     def top_categories(self) -> list[str]:
         return self.top_levels
