@@ -32,7 +32,7 @@ class ChatbotInline(admin.TabularInline):
 class OrganizationForm(forms.ModelForm):
     class Meta:
         model = Organization
-        fields = ["name", "monthly_quota", "retention_days", "allowed_origins"]
+        fields = ["name", "language", "monthly_quota", "retention_days", "allowed_origins"]
 
     def clean_allowed_origins(self) -> list[str]:
         return allowed_origins_clean(self.cleaned_data.get("allowed_origins"))
@@ -48,7 +48,15 @@ class OrganizationAdmin(admin.ModelAdmin):
     list_display = ["name", "quota_display", "month_usage", "usage_link", "id", "created_at"]
     search_fields = ["name", "=id"]
     readonly_fields = ["id", "created_at"]
-    fields = ["id", "name", "monthly_quota", "retention_days", "allowed_origins", "created_at"]
+    fields = [
+        "id",
+        "name",
+        "language",
+        "monthly_quota",
+        "retention_days",
+        "allowed_origins",
+        "created_at",
+    ]
     inlines = [ChatbotInline]
 
     @admin.display(description="Monthly quota", ordering="monthly_quota")

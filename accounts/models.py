@@ -30,6 +30,22 @@ class Organization(models.Model):
             "Empty keeps them forever."
         ),
     )
+    language = models.CharField(
+        max_length=2,
+        choices=[
+            ("en", "English"),
+            ("fr", "French"),
+            ("de", "German"),
+            ("es", "Spanish"),
+            ("it", "Italian"),
+        ],
+        default="en",
+        help_text=(
+            "The language of the catalog's titles and descriptions: its words are searched "
+            "with this language's stemming and stop words, and the assistant replies in it when "
+            "a message is too short to tell the shopper's language."
+        ),
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -43,7 +43,10 @@ def post_worker_init(worker):
     import gevent
 
     from chats.stream.process_hub import shutdown_hub
+    from knowledge.language.detect import warm_up
 
+    # The language detector's models load here (about a second), not on a shopper's message.
+    warm_up()
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
     # The workers this one replaces (a reload) may stop now.

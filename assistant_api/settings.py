@@ -187,6 +187,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LANGUAGE_CODE = "en-us"
+# The assistant's reply texts per language (knowledge/language); the .mo files are committed,
+# rebuilt from the .po files with `manage.py compile_translations` (Babel, no gettext tools).
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

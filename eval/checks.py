@@ -13,13 +13,13 @@ Three kinds of finding, counted separately by the runner:
 
 from __future__ import annotations
 
-import functools
 import re
 from decimal import Decimal
 from typing import Any
 
-from lingua import Language, LanguageDetector, LanguageDetectorBuilder
+from lingua import Language, LanguageDetector
 
+from knowledge.language.detect import detector
 from knowledge.models import Product, StoreInventory
 from knowledge.search.text import fold
 
@@ -61,9 +61,9 @@ def _decimal(text: str) -> Decimal:
     return Decimal(f"{whole}.{decimal}" if decimal else whole)
 
 
-@functools.cache
 def _detector() -> LanguageDetector:
-    return LanguageDetectorBuilder.from_languages(*LANGUAGES).build()
+    # The service's own lingua detector (the same five languages): its models load once.
+    return detector(tuple(LANGUAGES.values()))
 
 
 def reply_language(content: str, titles: list[str]) -> str | None:

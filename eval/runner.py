@@ -64,6 +64,8 @@ HOME = {
     "vendure": "https://vendure-shop.example/",
     "epicerie": "https://epicerie.example/",
 }
+# The catalogs' languages (Organization.language); English unless listed.
+LANGUAGE = {"epicerie": "fr"}
 TARGETS = Path(__file__).resolve().parent / "targets.yaml"
 
 
@@ -224,7 +226,9 @@ def _shop(name: str):
     from accounts.services import api_key_issue
 
     products, inventory, stores = SHOPS[name]
-    organization = Organization.objects.create(name=f"Eval {name} {uuid.uuid4().hex[:8]}")
+    organization = Organization.objects.create(
+        name=f"Eval {name} {uuid.uuid4().hex[:8]}", language=LANGUAGE.get(name, "en")
+    )
     call_command(
         "import_catalog",
         str(organization.id),

@@ -4,11 +4,12 @@ the shopper's words."""
 
 from __future__ import annotations
 
-import functools
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
+
+from knowledge.language.detect import language_of
 
 # Upper bounds of the price bands, in the catalog's currency.
 PRICE_BANDS = (25, 50, 100, 250, 500, 1000)
@@ -79,19 +80,6 @@ def filters_text(args: dict[str, Any]) -> str:
 
 
 def language(text: str) -> str:
-    """The language code of a shopper's message among INSIGHTS_LANGUAGES; "" when too short
-    to tell (fewer than 2 letters)."""
-    if sum(ch.isalpha() for ch in text) < 2:
-        return ""
-    code, _ = _identifier().classify(text)
-    return str(code)
-
-
-@functools.cache
-def _identifier():
-    # Loaded once per process (about a second): only the rollup command calls it.
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    identifier = LanguageIdentifier.from_model_file(MODEL_FILE)
-    identifier.set_languages(settings.INSIGHTS_LANGUAGES)
-    return identifier
+    """The language code of a shopper's message among INSIGHTS_LANGUAGES; "" when it cannot be
+    told (too short, or no language clearly ahead): the assistant's own detector."""
+    return language_of(text, tuple(settings.INSIGHTS_LANGUAGES))

@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog.lexicon import TOPICS
 from knowledge.models import IN_STORE_STOCK, Availability, Product, StoreInventory
 from knowledge.pdp import clues
 from knowledge.pdp.comparison import comparison_title, is_device
 from knowledge.pdp.families import FRESH_PRODUCE, Family, family_of
+from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 
 MIN_QUESTIONS = 3
 MAX_QUESTIONS = 6

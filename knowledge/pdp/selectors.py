@@ -12,8 +12,8 @@ import orjson
 from accounts.models import Organization
 from assistant_api.errors import NotFoundError
 from assistant_api.ids import uuid_from_text
-from knowledge.products.pages import family_product_find
 from knowledge.models import Product
+from knowledge.products.pages import family_product_find
 
 ORGANIZATION_NOT_FOUND = "Organization not found"
 QUESTION_SET_NOT_FOUND = "No question set found for this URL"

@@ -17,10 +17,16 @@ LENGTH_WINDOW = 2  # a misspelling is rarely more than two letters longer or sho
 
 class TextBackend(Protocol):
     def match(
-        self, queryset: QuerySet[Product], groups: Sequence[Sequence[str]], *, every: bool
+        self,
+        queryset: QuerySet[Product],
+        groups: Sequence[Sequence[str]],
+        *,
+        every: bool,
+        language: str = "en",
     ) -> QuerySet:
         """`queryset` narrowed to products matching all (`every`) or any of the groups, a group
-        matching when any of its words does; annotated with `rank` (higher is better)."""
+        matching when any of its words does; annotated with `rank` (higher is better). Words
+        are stemmed as `language` stems them (the catalog's, Organization.language)."""
         ...
 
     def near_terms(self, organization: Organization, word: str) -> list[tuple[str, float]]:

@@ -14,6 +14,7 @@ from django.db.models import Count, QuerySet, Window
 
 from accounts.models import Organization
 from infrastructure.prepared import CompiledQueries
+from knowledge.language.vocabulary import language_data
 from knowledge.models import Product, SearchTerm
 from knowledge.search.backend import TextBackend
 from knowledge.search.filters import SearchFilters, apply_filters, with_paid_price
@@ -68,6 +69,10 @@ def product_search(
     offset = max(0, offset)
     filters = filters or SearchFilters()
     terms = query_words(query)
+    if organization.language != "en":
+        # The catalog language's stop words too ("chaussures pour femme").
+        stop_words = language_data(organization.language).stop_words
+        terms = [term for term in terms if term not in stop_words]
     if not terms:
         ordering = _ORDERINGS["title" if sort == "relevance" else sort]
         products, total = _page(organization, filters, None, ordering, limit, offset)
@@ -112,11 +117,19 @@ def _page(
         if words is None:
             return filtered
         groups, every = words
-        return text_backend().match(filtered, groups, every=every)
+        return text_backend().match(filtered, groups, every=every, language=organization.language)
 
     if limit == 0:
         return [], matching().count()
-    key = (organization.pk, filters, _hashable(words), ordering, limit, offset)
+    key = (
+        organization.pk,
+        organization.language,
+        filters,
+        _hashable(words),
+        ordering,
+        limit,
+        offset,
+    )
     page: list[Product] = _compiled_pages.fetch(
         key,
         lambda: (
@@ -159,7 +172,10 @@ def _corrected(
         # Not a catalog name word: it may still match a description or another form of a word
         # ("watches"). count(), not exists(): with LIMIT 1 PostgreSQL scans the whole table for
         # a word that is nowhere (it expects an early hit); without, it uses the index.
-        if term in known or backend.match(catalog, [[term]], every=True).count():
+        if (
+            term in known
+            or backend.match(catalog, [[term]], every=True, language=organization.language).count()
+        ):
             found[term] = [term]
         else:
             found[term] = alternatives(backend, organization, term)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-import unicodedata
+
+from knowledge.language.folding import fold as fold  # re-exported: one folding
 
 # Words that say nothing about the product. Both backends drop them from the query so that
 # "shoes for men" means the same on PostgreSQL (whose English config drops them too) and SQLite.
@@ -16,19 +17,6 @@ MAX_WORDS = 12
 SIMILARITY_THRESHOLD = 0.4
 MAX_WORD_LENGTH = 40
 _WORD = re.compile(r"[^\W_]+")
-
-
-def fold(text: str, limit: int | None = None) -> str:
-    """Lowercase without accents: "Crème BRÛLÉE" -> "creme brulee".
-
-    With a `limit`, at most that many characters: decomposition can lengthen a text many
-    times over (U+FDFA becomes 18 characters), and the cut comes before the per-character work.
-    """
-    if text.isascii():  # the common case, and ten times faster
-        return text[:limit].lower()
-    decomposed = unicodedata.normalize("NFKD", text)[: None if limit is None else limit * 2]
-    folded = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-    return folded[:limit]
 
 
 def words(text: str) -> list[str]:

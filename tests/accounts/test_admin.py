@@ -149,6 +149,7 @@ def test_operator_manages_organizations_and_quotas(operator_client):
         "/admin/accounts/organization/add/",
         {
             "name": "Shoe Shop",
+            "language": "fr",
             "monthly_quota": "500",
             "allowed_origins": "[]",
             "chatbots-TOTAL_FORMS": "0",
@@ -158,6 +159,7 @@ def test_operator_manages_organizations_and_quotas(operator_client):
     assert response.status_code == 302
     organization = OrganizationFactory._meta.model.objects.get(name="Shoe Shop")
     assert organization.monthly_quota == 500
+    assert organization.language == "fr"  # its catalog's language (search, replies)
 
 
 @pytest.mark.parametrize(
@@ -192,6 +194,7 @@ def test_admin_requires_login(client):
 def organization_form(**fields) -> dict:
     return {
         "name": "Origin Shop",
+        "language": "en",
         "monthly_quota": "",
         "chatbots-TOTAL_FORMS": "0",
         "chatbots-INITIAL_FORMS": "0",

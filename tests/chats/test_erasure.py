@@ -169,6 +169,7 @@ def test_operator_sets_the_retention_period_on_the_organization(operator_client,
         url,
         {
             "name": tenant.organization.name,
+            "language": "en",
             "monthly_quota": "",
             "retention_days": "90",
             "allowed_origins": "[]",

@@ -13,7 +13,8 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext as _
+from django.utils import translation
+from django.utils.translation import gettext
 
 from knowledge.engines.base import EventSink, Reply, ReplyRequest
 from knowledge.engines.catalog import dialogue as dl
@@ -49,6 +50,7 @@ from knowledge.engines.catalog.tools import (
     tool_context_from,
 )
 from knowledge.engines.catalog.understanding import Understanding, singular, understand
+from knowledge.language.detect import Detected, conversation_language
 from knowledge.models import Product, Store
 from knowledge.search import product_search
 from knowledge.search.text import fold, words
@@ -154,8 +156,10 @@ class CatalogEngine:
     def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         publisher.typing()
         turn = Turn(request, publisher)
-        draft = turn.draft()
-        return turn.finish(draft)
+        # Replies in the shopper's language: the translation catalogs of locale/.
+        with translation.override(turn.language):
+            draft = turn.draft()
+            return turn.finish(draft)
 
 
 class Turn:
@@ -169,9 +173,28 @@ class Turn:
         self.vocabulary = self.context.vocabulary
         self.u: Understanding = understand(request.message, self.vocabulary)
         self.state = dl.conversation_state(request.history, self.vocabulary)
+        self.language = self.reply_language()
+        if self.language != self.u.language:
+            # Too short to tell, or one the chat's language could have written: read so.
+            self.u = understand(request.message, self.vocabulary, language=self.language)
         self.store: Store | None = request.store
         self.asked_store: Store | None = request.store
         self.note = ""  # said before the answer ("I only showed one product...")
+
+    def reply_language(self) -> str:
+        """The message's language, or the conversation's for a message too short to tell
+        ("ok") or that its language could equally have written; else the catalog's."""
+        earlier = None
+        for message in reversed(list(dl.recent_turns(list(self.request.history)))):
+            if message.type == "user":
+                reading = understand(message.content, self.vocabulary)
+                if reading.language_sure:
+                    earlier = reading.language
+                    break
+        detected = Detected(self.u.language, self.u.language_sure)
+        return conversation_language(
+            detected, self.request.message, earlier=earlier, default=self.vocabulary.language
+        )
 
     # --- the page -------------------------------------------------------------------------
 
@@ -210,9 +233,11 @@ class Turn:
             return self.out_of_scope(page)
         if kind == dl.SHOP_POLICY:
             return Draft(
-                text="I can't see delivery, returns or payment details from here: the shop's "
-                "help pages or customer service will know. I can help you with our products, "
-                "their prices and what's in stock.",
+                text=gettext(
+                    "I can't see delivery, returns or payment details from here: the shop's "
+                    "help pages or customer service will know. I can help you with our "
+                    "products, their prices and what's in stock."
+                ),
                 suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
             )
         if kind == dl.NOT_IN_FEED:
@@ -231,7 +256,7 @@ class Turn:
         if kind == dl.SIMILAR:
             base = self.referenced(page) or self.named()
             if base is None and not self.u.constraints.has_subject():
-                return self.clarify("Similar to which product?")
+                return self.clarify(gettext("Similar to which product?"))
             if base is not None:
                 return similar_reply(
                     self.context,
@@ -335,11 +360,13 @@ class Turn:
             if max(self.u.ordinals) > len(shown):
                 # "the second one" after a single product: say so, then answer for it.
                 self.note = (
-                    "I only showed one product just now, so this is about that one. "
+                    gettext("I only showed one product just now, so this is about that one.")
                     if len(shown) == 1
-                    else f"I only showed {len(shown)} products just now, so this is about "
-                    "the last one. "
-                )
+                    else gettext(
+                        "I only showed %(count)s products just now, so this is about the last one."
+                    )
+                    % {"count": len(shown)}
+                ) + " "
             picked = [shown[min(n, len(shown)) - 1 if n > 0 else -1] for n in self.u.ordinals]
             unique = list({id(s): s for s in picked}.values())
             return self._from_snapshots(unique)
@@ -470,24 +497,42 @@ class Turn:
     def smalltalk(self, page: Product | None) -> Draft:
         kind = self.u.smalltalk
         about = (
-            f" I see you're looking at the {page.title}: ask me anything about it." if page else ""
+            " "
+            + gettext("I see you're looking at the %(title)s: ask me anything about it.")
+            % {"title": page.title}
+            if page
+            else ""
         )
         texts = {
-            "greeting": "Hello! I can help you find products, compare them and check prices "
-            "and stock." + (about or " What are you looking for today?"),
-            "thanks": "You're welcome! Is there anything else I can help you find?",
-            "goodbye": "Thanks for stopping by, and have a great day! I'm here whenever you need help.",
-            "acknowledge": "Great! Is there anything else I can help you find?",
-            "how_are_you": "I'm doing well, thanks for asking! What can I help you find today?",
-            "who_are_you": "I'm the shop's assistant: I can search our catalog, compare products, "
-            "and tell you prices, sizes, colours and what's in stock"
-            + (" in your store." if self.store else ".")
-            + (about or " What are you looking for?"),
+            "greeting": gettext(
+                "Hello! I can help you find products, compare them and check prices and stock."
+            )
+            + (about or " " + gettext("What are you looking for today?")),
+            "thanks": gettext("You're welcome! Is there anything else I can help you find?"),
+            "goodbye": gettext(
+                "Thanks for stopping by, and have a great day! I'm here whenever you need help."
+            ),
+            "acknowledge": gettext("Great! Is there anything else I can help you find?"),
+            "how_are_you": gettext(
+                "I'm doing well, thanks for asking! What can I help you find today?"
+            ),
+            "who_are_you": (
+                gettext(
+                    "I'm the shop's assistant: I can search our catalog, compare products, and "
+                    "tell you prices, sizes, colours and what's in stock in your store."
+                )
+                if self.store
+                else gettext(
+                    "I'm the shop's assistant: I can search our catalog, compare products, and "
+                    "tell you prices, sizes, colours and what's in stock."
+                )
+            )
+            + (about or " " + gettext("What are you looking for?")),
         }
         text = texts.get(kind, texts["greeting"])
         if kind == "thanks" and lx.HOW_ARE_YOU.search(self.u.normalized):
             # "thanks! how is your day going?": both answered.
-            text = _(
+            text = gettext(
                 "You're welcome, and I'm doing well, thanks for asking! Is there anything else "
                 "I can help you find?"
             )
@@ -495,27 +540,31 @@ class Turn:
 
     def out_of_scope(self, page: Product | None) -> Draft:
         return Draft(
-            text="Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
-            "with our products, their prices and availability. What can I find for you?",
+            text=gettext(
+                "Sorry, I can't help with that: I'm the shop's assistant, so I can only help "
+                "with our products, their prices and availability. What can I find for you?"
+            ),
             suggestions=sg.smalltalk_suggestions(self.vocabulary, page),
         )
 
     def compare_what(self, products: list[Product]) -> Draft:
         if products:
-            text = (
-                f"I can compare the {products[0].title} with another product: which one? "
+            text = gettext(
+                "I can compare the %(name)s with another product: which one? "
                 "Tell me its name, or ask me to search for alternatives."
-            )
+            ) % {"name": products[0].title}
             return Draft(
                 text=text,
                 suggestions=sg.finish(
-                    ["Show me something similar", "Tell me more about it"],
+                    [gettext("Show me something similar"), gettext("Tell me more about it")],
                     sg.browse_suggestions(self.vocabulary),
                 ),
             )
         return Draft(
-            text="Which two products would you like me to compare? Search for a few first, "
-            "then ask me to compare them.",
+            text=gettext(
+                "Which two products would you like me to compare? Search for a few first, "
+                "then ask me to compare them."
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 
@@ -535,19 +584,27 @@ class Turn:
         if draft.items:
             return draft
         return Draft(
-            text=f"The {page.title} is the only {page.brand} product we have right now. "
-            "I can show you similar products from other brands.",
-            items=[Item(product=page, reasons=["The product on this page"])],
+            text=gettext(
+                "The %(name)s is the only %(brand)s product we have right now. "
+                "I can show you similar products from other brands."
+            )
+            % {"name": page.title, "brand": page.brand},
+            items=[Item(product=page, reasons=[gettext("The product on this page")])],
             suggestions=sg.finish(
-                ["Show me something similar", "Tell me more about it"],
+                [gettext("Show me something similar"), gettext("Tell me more about it")],
                 sg.browse_suggestions(self.vocabulary),
             ),
         )
 
-    def clarify(self, question: str = "Which product do you mean?") -> Draft:
+    def clarify(self, question: str = "") -> Draft:
+        question = question or gettext("Which product do you mean?")
         return Draft(
-            text=f"{question} Open its page, or tell me its name or what you're looking for, "
-            "and I'll check it for you.",
+            text=question
+            + " "
+            + gettext(
+                "Open its page, or tell me its name or what you're looking for, and I'll "
+                "check it for you."
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 
@@ -556,7 +613,8 @@ class Turn:
         names = [str(s.get("designation")) for s in self.state.shown[:4]]
         ordinals = ["first", "second", "third", "fourth"]
         text = self.u.text.strip().rstrip("?")
-        # The same question, pointed at one product: "What brand is the first one?"
+        # The same question, pointed at one product: "What brand is the first one?"; in
+        # another language, the choice alone ("Le premier"), which reads as that product.
         pointed = [
             re.sub(
                 r"\b(this one|that one|it|this|that)\b",
@@ -566,20 +624,41 @@ class Turn:
                 flags=re.I,
             )
             + "?"
-            for ordinal in ordinals[: len(names)]
+            if self.language == "en"
+            else choice
+            for ordinal, choice in zip(
+                ordinals[: len(names)],
+                [
+                    gettext("The first one"),
+                    gettext("The second one"),
+                    gettext("The third one"),
+                    gettext("The fourth one"),
+                ],
+                strict=False,
+            )
+        ]
+        templates = [
+            gettext("the first (%(name)s)"),
+            gettext("the second (%(name)s)"),
+            gettext("the third (%(name)s)"),
+            gettext("the fourth (%(name)s)"),
+        ]
+        choices = [
+            template % {"name": name} for template, name in zip(templates, names, strict=False)
         ]
         return Draft(
-            text="Which one do you mean: "
-            + ph.join([f"the {ordinals[n]} ({name})" for n, name in enumerate(names)], "or")
-            + "?",
+            text=gettext("Which one do you mean: %(choices)s?")
+            % {"choices": ph.join(choices, "or")},
             suggestions=sg.finish(pointed[:3], sg.browse_suggestions(self.vocabulary)),
         )
 
     def not_understood(self) -> Draft:
         return Draft(
-            text="I'm not sure I understood. I can search our catalog (for example by "
-            "category, brand or budget), compare products and check prices and stock. "
-            "What are you looking for?",
+            text=gettext(
+                "I'm not sure I understood. I can search our catalog (for example by "
+                "category, brand or budget), compare products and check prices and stock. "
+                "What are you looking for?"
+            ),
             suggestions=sg.browse_suggestions(self.vocabulary),
         )
 

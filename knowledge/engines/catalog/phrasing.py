@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from decimal import Decimal
 
+from django.utils.translation import gettext
+
 from knowledge.engines.catalog.snapshots import discount_percent, money, stock_of
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
@@ -18,6 +20,7 @@ from knowledge.engines.catalog.understanding import (
     Constraints,
     singular,
 )
+from knowledge.language.formatting import reply_language
 from knowledge.models import Availability, Product, Store, StoreInventory
 
 
@@ -27,13 +30,14 @@ def join(items: Sequence[str], word: str = "and") -> str:
         return ""
     if len(items) == 1:
         return items[0]
+    word = {"and": gettext("and"), "or": gettext("or")}.get(word, word)
     return f"{', '.join(items[:-1])} {word} {items[-1]}"
 
 
 def amount(value: Decimal | None, currency: str) -> str:
     if value is None:
         return ""
-    if value == value.to_integral_value():
+    if value == value.to_integral_value() and reply_language() == "en":
         text = f"{int(value):,}"
         symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper(), "")
         return f"{symbol}{text}" if symbol else f"{text} {currency.upper()}".strip()
@@ -42,15 +46,18 @@ def amount(value: Decimal | None, currency: str) -> str:
 
 def price_phrase(c: Constraints, currency: str) -> str:
     if c.around is not None:
-        return f"around {amount(c.around, currency)}"
+        return gettext("around %(amount)s") % {"amount": amount(c.around, currency)}
     if c.min_price is not None and c.max_price is not None:
-        return f"between {amount(c.min_price, currency)} and {amount(c.max_price, currency)}"
+        return gettext("between %(low)s and %(high)s") % {
+            "low": amount(c.min_price, currency),
+            "high": amount(c.max_price, currency),
+        }
     if c.max_price is not None and c.max_exclusive:
-        return f"cheaper than {amount(c.max_price, currency)}"
+        return gettext("cheaper than %(amount)s") % {"amount": amount(c.max_price, currency)}
     if c.max_price is not None:
-        return f"under {amount(c.max_price, currency)}"
+        return gettext("under %(amount)s") % {"amount": amount(c.max_price, currency)}
     if c.min_price is not None:
-        return f"over {amount(c.min_price, currency)}"
+        return gettext("over %(amount)s") % {"amount": amount(c.min_price, currency)}
     return ""
 
 
@@ -65,7 +72,7 @@ def subject_phrase(c: Constraints, count: int | None = None) -> str:
     elif c.brands and count == 1:
         return ""  # "our most affordable Rolex"
     else:
-        subject = "products"
+        subject = gettext("products")
     if c.terms and c.category and not set(c.terms) & set(subject.split()):
         subject = f"{' '.join(c.terms)} {subject}"
     if count == 1:
@@ -93,30 +100,33 @@ def describe(
     """The search in words: "black Nike shoes under $100, on sale, not Apple"."""
     words: list[str] = []
     if with_sort and c.sort == SORT_CHEAPEST:
-        words.append("cheapest")
+        words.append(gettext("cheapest"))
     elif with_sort and c.sort == SORT_PRICIEST:
-        words.append("most expensive")
+        words.append(gettext("most expensive"))
     elif with_sort and c.sort == SORT_BEST:
-        words.append("top")
+        words.append(gettext("top"))
     words += [x.lower() for x in c.colors]
     words += [x.lower() for x in c.materials]
     words += list(c.brands[:1]) if len(c.brands) == 1 else []
     words.append(subject_phrase(c, count))
     text = " ".join(w for w in words if w)
     if len(c.brands) > 1:
-        text += f" from {join(list(c.brands), 'or')}"
+        text += " " + gettext("from %(brand)s") % {"brand": join(list(c.brands), "or")}
     if c.genders:
-        people = {"male": "men", "female": "women"}
-        text += f" for {join([people.get(g.lower(), g.lower()) for g in c.genders], 'or')}"
+        people = {"male": gettext("men"), "female": gettext("women")}
+        whom = join([people.get(g.lower(), g.lower()) for g in c.genders], "or")
+        text += " " + gettext("for %(whom)s") % {"whom": whom}
     if c.sizes:
-        text += f" in size {join(list(c.sizes), 'or')}"
+        text += " " + gettext("in size %(sizes)s") % {"sizes": join(list(c.sizes), "or")}
     extras = [price_phrase(c, currency)]
     if c.on_sale:
-        extras.append("on sale")
+        extras.append(gettext("on sale"))
     if c.in_stock:
-        extras.append("in stock")
+        extras.append(gettext("in stock"))
     if c.exclude_brands:
-        extras.append(f"not from {join(list(c.exclude_brands), 'or')}")
+        extras.append(
+            gettext("not from %(brands)s") % {"brands": join(list(c.exclude_brands), "or")}
+        )
     extras = [e for e in extras if e]
     if extras:
         text += " " + ", ".join(extras)
@@ -125,30 +135,38 @@ def describe(
 
 def stock_phrase(product: Product, store: Store | None, row: StoreInventory | None) -> str:
     status, quantity = stock_of(product, store, row)
-    where = f" at {store.name or store.code}" if store is not None else ""
+    values = {"store": store.name or store.code if store is not None else "", "count": quantity}
     if status == Availability.IN_STOCK:
+        if quantity and store is not None:
+            return gettext("in stock at %(store)s (%(count)s available)") % values
         if quantity:
-            return f"in stock{where} ({quantity} available)"
-        return f"in stock{where}"
+            return gettext("in stock (%(count)s available)") % values
+        return gettext("in stock at %(store)s") % values if store else gettext("in stock")
     if status == Availability.PREORDER:
-        return "available to pre-order"
+        return gettext("available to pre-order")
     if status == Availability.BACKORDER:
-        return "on backorder"
-    return f"out of stock{where}"
+        return gettext("on backorder")
+    if store is not None:
+        return gettext("out of stock at %(store)s") % values
+    return gettext("out of stock")
 
 
 def price_text(product: Product) -> str:
     percent = discount_percent(product)
     now = money(product.current_price, product.currency)
     if percent:
-        return f"{now} ({percent}% off, was {money(product.price, product.currency)})"
+        return gettext("%(now)s (%(percent)s%% off, was %(was)s)") % {
+            "now": now,
+            "percent": percent,
+            "was": money(product.price, product.currency),
+        }
     return now
 
 
 def name_of(product: Product) -> str:
     title = product.title
     if product.brand and product.brand.lower() not in title.lower():
-        return f"{title} by {product.brand}"
+        return gettext("%(title)s by %(brand)s") % {"title": title, "brand": product.brand}
     return title
 
 
@@ -165,38 +183,43 @@ def reasons(
     found: list[str] = []
     currency = product.currency
     if c.sort == SORT_CHEAPEST and cheapest:
-        found.append("the lowest price of the matches")
+        found.append(gettext("the lowest price of the matches"))
     elif c.sort == SORT_PRICIEST and priciest:
-        found.append("the most premium of the matches")
+        found.append(gettext("the most premium of the matches"))
     elif c.sort == SORT_BEST and priciest:
-        found.append("our top of the range")
+        found.append(gettext("our top of the range"))
     if c.max_price is not None and c.max_exclusive:
-        found.append(f"cheaper than {amount(c.max_price, currency)}")
+        found.append(gettext("cheaper than %(amount)s") % {"amount": amount(c.max_price, currency)})
     elif c.max_price is not None and c.min_price is None and c.around is None:
-        found.append(f"within your {amount(c.max_price, currency)} budget")
+        found.append(
+            gettext("within your %(amount)s budget") % {"amount": amount(c.max_price, currency)}
+        )
     elif c.around is not None:
-        found.append(f"close to your {amount(c.around, currency)}")
+        found.append(gettext("close to your %(amount)s") % {"amount": amount(c.around, currency)})
     elif c.min_price is not None and c.max_price is not None:
         found.append(
-            f"in your {amount(c.min_price, currency)}-{amount(c.max_price, currency)} range"
+            gettext("in your %(low)s-%(high)s range")
+            % {"low": amount(c.min_price, currency), "high": amount(c.max_price, currency)}
         )
     if c.brands:
-        found.append(f"from {product.brand}")
+        found.append(gettext("from %(brand)s") % {"brand": product.brand})
     attributes = [v.lower() for v in (*c.colors, *c.materials)]
     if attributes:
-        found.append(f"matches {join(attributes)}")
+        found.append(gettext("matches %(what)s") % {"what": join(attributes)})
     percent = discount_percent(product)
     if percent:
-        found.append(f"on sale, {percent}% off")
+        found.append(gettext("on sale, %(percent)s%% off") % {"percent": percent})
     status, _ = stock_of(product, store, row)
     if (
         status == Availability.IN_STOCK and (store is not None or c.in_stock)
     ) or status == Availability.OUT_OF_STOCK:
         found.append(stock_phrase(product, store, row))
     if not found and c.terms:
-        found.append(f'matches "{" ".join(c.terms)}"')
+        found.append(gettext('matches "%(words)s"') % {"words": " ".join(c.terms)})
     if not found and c.category:
-        found.append(f"from our {c.category.split('>')[-1].strip().lower()} range")
+        found.append(
+            gettext("from our %(kind)s range") % {"kind": c.category.split(">")[-1].strip().lower()}
+        )
     return found
 
 
@@ -209,7 +232,7 @@ def recommendation_text(reasons_found: Sequence[str]) -> str:
 
 def product_line(product: Product, why: Sequence[str]) -> str:
     line = f"- {name_of(product)}: {price_text(product)}"
-    shown = [w for w in why if not w.startswith("on sale")][:2]
+    shown = [w for w in why if not w.startswith(gettext("on sale"))][:2]
     if shown:
         line += f", {join(shown)}"
     return line + "."

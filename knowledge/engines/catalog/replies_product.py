@@ -11,9 +11,8 @@ import re
 from functools import partial
 from typing import Any
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
-from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -28,6 +27,7 @@ from knowledge.engines.catalog.tools import (
 )
 from knowledge.engines.catalog.understanding import Understanding
 from knowledge.models import Availability, Product, Store, StoreInventory, in_store_stock
+from knowledge.products.descriptions import MATERIAL_WORDS, description_quote
 from knowledge.search.text import words
 
 
@@ -99,56 +99,82 @@ def availability_sentences(
     if every_store:
         # "Which stores have it in stock?": every store, whichever one the shopper is in.
         if not in_stores:
-            return [f"The {name} is not in stock in any of our stores right now."] + (
-                ["You can still order it online."]
+            return [
+                gettext("The %(name)s is not in stock in any of our stores right now.")
+                % {"name": name}
+            ] + (
+                [gettext("You can still order it online.")]
                 if product.availability == Availability.IN_STOCK
                 else []
             )
         listed = [
-            f"{_where(r.store)} ({r.quantity} available"
-            + (f"; {_location_text(r.location)}" if _location_text(r.location) else "")
-            + ")"
+            f"{_where(r.store)} {_available(r.quantity)}"
+            + (f" ({_location_text(r.location)})" if _location_text(r.location) else "")
             for r in in_stores
         ]
-        return [f"The {name} is in stock at {ph.join(listed)}."]
+        return [
+            gettext("The %(name)s is in stock at %(stores)s.")
+            % {"name": name, "stores": ph.join(listed)}
+        ]
     if store is not None:
         row = next((r for r in rows if r.store_id == store.pk), None)
         if row is not None and row.availability == Availability.IN_STOCK:
-            count = f" ({row.quantity} available)" if row.quantity else ""
+            count = " " + _available(row.quantity) if row.quantity else ""
             where = _location_text(row.location)
             sentences.append(
-                f"Yes, the {name} is in stock at {_where(store)}{count}"
-                + (f"; you'll find it at {where}." if where else ".")
+                gettext("Yes, the %(name)s is in stock at %(store)s%(count)s")
+                % {"name": name, "store": _where(store), "count": count}
+                + (
+                    "; " + gettext("you'll find it at %(where)s.") % {"where": where}
+                    if where
+                    else "."
+                )
             )
             return sentences
-        sentences.append(f"The {name} is currently out of stock at {_where(store)}.")
+        sentences.append(
+            gettext("The %(name)s is currently out of stock at %(store)s.")
+            % {"name": name, "store": _where(store)}
+        )
         others = [r for r in in_stores if r.store_id != store.pk][:3]
         if others:
             sentences.append(
-                "It is available at "
-                + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in others])
-                + "."
+                gettext("It is available at %(stores)s.")
+                % {
+                    "stores": ph.join(
+                        [f"{_where(r.store)} {_available(r.quantity)}" for r in others]
+                    )
+                }
             )
         elif product.availability == Availability.IN_STOCK:
-            sentences.append("You can still order it online.")
+            sentences.append(gettext("You can still order it online."))
         return sentences
     status = product.availability
+    values = {"name": name, "count": " " + _available(product.quantity) if product.quantity else ""}
     if status == Availability.IN_STOCK:
-        count = f" ({product.quantity} available)" if product.quantity else ""
-        sentences.append(f"Yes, the {name} is in stock{count}.")
+        sentences.append(gettext("Yes, the %(name)s is in stock%(count)s.") % values)
     elif status == Availability.PREORDER:
-        sentences.append(f"The {name} is available to pre-order.")
+        sentences.append(gettext("The %(name)s is available to pre-order.") % values)
     elif status == Availability.BACKORDER:
-        sentences.append(f"The {name} is on backorder: you can order it now and it ships later.")
+        sentences.append(
+            gettext("The %(name)s is on backorder: you can order it now and it ships later.")
+            % values
+        )
     else:
-        sentences.append(f"Sorry, the {name} is out of stock online right now.")
+        sentences.append(gettext("Sorry, the %(name)s is out of stock online right now.") % values)
     if in_stores:
         sentences.append(
-            "In our stores: "
-            + ph.join([f"{_where(r.store)} ({r.quantity} available)" for r in in_stores[:3]])
-            + "."
+            gettext("In our stores: %(stores)s.")
+            % {
+                "stores": ph.join(
+                    [f"{_where(r.store)} {_available(r.quantity)}" for r in in_stores[:3]]
+                )
+            }
         )
     return sentences
+
+
+def _available(quantity: int | None) -> str:
+    return gettext("(%(count)s available)") % {"count": quantity}
 
 
 def price_sentences(product: Product) -> list[str]:
@@ -156,11 +182,19 @@ def price_sentences(product: Product) -> list[str]:
     percent = discount_percent(product)
     if percent:
         sentences = [
-            f"The {product.title} is on sale for {now}: {percent}% off the regular "
-            f"{money(product.price, product.currency)}."
+            gettext("The %(name)s is on sale for %(now)s: %(percent)s%% off the regular %(was)s.")
+            % {
+                "name": product.title,
+                "now": now,
+                "percent": percent,
+                "was": money(product.price, product.currency),
+            }
         ]
     else:
-        sentences = [f"The {product.title} costs {now}. It isn't on sale at the moment."]
+        sentences = [
+            gettext("The %(name)s costs %(now)s. It isn't on sale at the moment.")
+            % {"name": product.title, "now": now}
+        ]
     if product.price_info:
         sentences.append(f"Price details: {product.price_info}.")
     return sentences
@@ -204,58 +238,79 @@ def variant_sentences(
     The variant keeps the product's other attribute where it can ("in L" of the black tee
     is the black one in L), and its stock is that of the shopper's store when given.
     """
-    label = "size" if attribute == "size" else "colour"
+    kind = "size" if attribute == "size" else "colour"
     sized = [v for v in variants if v.size]
     if (
         attribute == "size"
         and sized
         and all(re.search(r"\d\s?(gb|tb)\b", v.size.lower()) for v in sized)
     ):
-        label = "storage option"
+        kind = "storage option"
+    label, labels = {
+        "size": (gettext("size"), gettext("sizes")),
+        "colour": (gettext("colour"), gettext("colours")),
+        "storage option": (gettext("storage option"), gettext("storage options")),
+    }[kind]
     other = "color" if attribute == "size" else "size"
     values = _sorted_values(variants, attribute)
-    name = product.title
+    said = {"name": product.title, "label": label, "labels": labels, "values": ph.join(values)}
     if not values:
-        return [f"The catalog doesn't list {label}s for the {name}."], None
+        return [gettext("The catalog doesn't list %(labels)s for the %(name)s.") % said], None
     if not asked:
-        return [_values_text(name, label, values, variants, attribute, store, rows, stocked)], None
+        said["labels"] = labels if len(values) > 1 else label
+        text = _values_text(said, values, variants, attribute, store, rows, stocked)
+        return [text], None
 
     matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
     if not matching:
+        said["asked"] = asked
         return [
-            f"Sorry, the {name} doesn't come in {label} {asked}. "
-            f"It's available in {label}s {ph.join(values)}."
+            gettext(
+                "Sorry, the %(name)s doesn't come in %(label)s %(asked)s. "
+                "It's available in %(labels)s %(values)s."
+            )
+            % said
         ], None
     same_other = [v for v in matching if getattr(v, other) == getattr(product, other)]
     pool = same_other or matching
     variant = next((v for v in pool if v.availability == Availability.IN_STOCK), pool[0])
     value = getattr(variant, attribute)
-    price = money(variant.current_price, variant.currency)
     extra = getattr(variant, other)
-    described = f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else "")
     row = rows.get(variant.pk)
+    said.update(
+        value=value,
+        price=money(variant.current_price, variant.currency),
+        described=f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else ""),
+        stock=ph.stock_phrase(variant, store, row),
+    )
     status, _quantity = stock_of(variant, store, row)
     if status == Availability.IN_STOCK:
-        stock = ph.stock_phrase(variant, store, row)
         return [
-            f"Yes, the {name} comes in {described}: {price}, and {label} {value} is {stock}."
+            gettext(
+                "Yes, the %(name)s comes in %(described)s: %(price)s, and %(label)s %(value)s "
+                "is %(stock)s."
+            )
+            % said
         ], variant
-    text = f"The {name} comes in {described} ({price}), but it's {ph.stock_phrase(variant, store, row)} right now."
+    text = (
+        gettext("The %(name)s comes in %(described)s (%(price)s), but it's %(stock)s right now.")
+        % said
+    )
     if store is not None and variant.availability == Availability.IN_STOCK:
-        text += " You can still order it online."
+        text += " " + gettext("You can still order it online.")
     others = [
         v
         for v in matching
         if v.pk != variant.pk and v.availability == Availability.IN_STOCK and getattr(v, other)
     ]
     if others:
-        text += f" In {label} {value} it's in stock in {ph.join([getattr(v, other).lower() for v in others])}."
+        said["others"] = ph.join([getattr(v, other).lower() for v in others])
+        text += " " + gettext("In %(label)s %(value)s it's in stock in %(others)s.") % said
     return [text], variant
 
 
 def _values_text(
-    name: str,
-    label: str,
+    said: dict[str, str],
     values: list[str],
     variants: list[Product],
     attribute: str,
@@ -263,6 +318,8 @@ def _values_text(
     rows: dict[int, StoreInventory],
     stocked: bool,
 ) -> str:
+    """The attribute's values (`said`: the product's name and the attribute's label, as said
+    to the shopper); with `stocked`, those in stock, in the shopper's store when given."""
     in_stock = {
         getattr(v, attribute)
         for v in variants
@@ -270,31 +327,30 @@ def _values_text(
     }
     available = [value for value in values if value in in_stock]
     missing = [value for value in values if value not in in_stock]
-    plural = f"{label}s" if len(values) > 1 else label
     if not stocked:
-        text = _("The %(name)s comes in %(plural)s %(values)s.") % {
-            "name": name,
-            "plural": plural,
+        text = gettext("The %(name)s comes in %(labels)s %(values)s.") % {
+            **said,
             "values": ph.join(values),
         }
         if missing and in_stock:
-            text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+            text += " " + gettext("Out of stock right now: %(values)s.") % {
+                "values": ph.join(missing)
+            }
         return text
-    where = _(" at %(store)s") % {"store": _where(store)} if store is not None else ""
+    where = gettext(" at %(store)s") % {"store": _where(store)} if store is not None else ""
     if not available:
-        return _("The %(name)s is out of stock%(where)s in every %(label)s right now.") % {
-            "name": name,
+        return gettext("The %(name)s is out of stock%(where)s in every %(label)s right now.") % {
+            **said,
             "where": where,
-            "label": label,
         }
-    text = _("The %(name)s is in stock%(where)s in %(plural)s %(values)s.") % {
-        "name": name,
+    text = gettext("The %(name)s is in stock%(where)s in %(labels)s %(values)s.") % {
+        **said,
         "where": where,
-        "plural": f"{label}s" if len(available) > 1 else label,
+        "labels": said["labels"] if len(available) > 1 else said["label"],
         "values": ph.join(available),
     }
     if missing:
-        text += " " + _("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
+        text += " " + gettext("Out of stock right now: %(values)s.") % {"values": ph.join(missing)}
     return text
 
 
@@ -311,7 +367,7 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
             sentences.append(f"What it does say: “{first}”")
     sizes = _sorted_values(variants, "size")
     if topic == "fit" and sizes:
-        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+        sentences.append(gettext("It comes in sizes %(sizes)s.") % {"sizes": ph.join(sizes)})
     storage = [size for size in sizes if re.search(r"\d\s?(gb|tb)\b", size.lower())]
     if topic == "storage" and storage:
         sentences = [
@@ -323,11 +379,14 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
 
 def material_sentences(product: Product) -> list[str]:
     if product.material:
-        return [f"The {product.title} is made of {product.material.lower()}."]
+        return [
+            gettext("The %(name)s is made of %(material)s.")
+            % {"name": product.title, "material": product.material.lower()}
+        ]
     quote = description_quote(product, MATERIAL_WORDS)
     if quote:
         return [
-            _("The %(name)s's description says: “%(quote)s”")
+            gettext("The %(name)s's description says: “%(quote)s”")
             % {"name": product.title, "quote": quote}
         ]
     return [f"The catalog doesn't say what the {product.title} is made of."]
@@ -342,8 +401,11 @@ def details_sentences(
     row: StoreInventory | None = None,
 ) -> list[str]:
     kind = product.category.split(">")[0].strip().lower() if product.category else ""
+    values = {"name": ph.name_of(product), "kind": kind}
     sentences = [
-        f"Here's the {ph.name_of(product)}" + (f", from our {kind} range." if kind else ".")
+        gettext("Here's the %(name)s, from our %(kind)s range.") % values
+        if kind
+        else gettext("Here's the %(name)s.") % values
     ]
     named = set(words(product.title))
     asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
@@ -360,20 +422,25 @@ def details_sentences(
         value
         for value in (
             product.color.lower(),
-            f"size {product.size}" if product.size else "",
-            f"made of {product.material.lower()}" if product.material else "",
+            gettext("size %(size)s") % {"size": product.size} if product.size else "",
+            gettext("made of %(material)s") % {"material": product.material.lower()}
+            if product.material
+            else "",
         )
         if value
     ]
     if attributes:
-        sentences.append(f"This one is {ph.join(attributes)}.")
+        sentences.append(gettext("This one is %(what)s.") % {"what": ph.join(attributes)})
     sizes, colors = _values(variants, "size"), _values(variants, "color")
     if len(sizes) > 1:
-        sentences.append(f"It comes in sizes {ph.join(sizes)}.")
+        sentences.append(gettext("It comes in sizes %(sizes)s.") % {"sizes": ph.join(sizes)})
     if len(colors) > 1:
-        sentences.append(f"It comes in {ph.join([c.lower() for c in colors])}.")
+        sentences.append(
+            gettext("It comes in %(colors)s.") % {"colors": ph.join([c.lower() for c in colors])}
+        )
     sentences.append(
-        f"It costs {ph.price_text(product)} and is {ph.stock_phrase(product, store, row)}."
+        gettext("It costs %(price)s and is %(stock)s.")
+        % {"price": ph.price_text(product), "stock": ph.stock_phrase(product, store, row)}
     )
     return sentences
 
@@ -447,15 +514,19 @@ def product_reply(
             sentences += price_sentences(product)
         if "brand" in aspects:
             sentences.append(
-                f"The {product.title} is made by {product.brand}."
+                gettext("The %(name)s is made by %(brand)s.")
+                % {"name": product.title, "brand": product.brand}
                 if product.brand
-                else f"The catalog doesn't list a brand for the {product.title}."
+                else gettext("The catalog doesn't list a brand for the %(name)s.")
+                % {"name": product.title}
             )
         if "category" in aspects:
             sentences.append(
-                f"The {product.title} is in our {product.category} category."
+                gettext("The %(name)s is in our %(category)s category.")
+                % {"name": product.title, "category": product.category}
                 if product.category
-                else f"The {product.title} has no category in the catalog."
+                else gettext("The %(name)s has no category in the catalog.")
+                % {"name": product.title}
             )
         if "details" in aspects:
             row = inventory_for([product], store).get(product.pk) if store else None
@@ -494,7 +565,7 @@ def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product
         lambda result: result,
     )
     rows = inventory_for(products, context.store)
-    lines = ["Here's how they compare:"]
+    lines = [gettext("Here's how they compare:")]
     for product in products:
         stock = ph.stock_phrase(product, context.store, rows.get(product.pk))
         brand = (
@@ -509,13 +580,14 @@ def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product
     priciest = max(products, key=lambda p: p.current_price)
     if cheapest.current_price != priciest.current_price:
         lines.append(
-            f"The {cheapest.title} is the more affordable choice; the {priciest.title} is the premium one."
+            gettext("The %(cheap)s is the more affordable choice; the %(dear)s is the premium one.")
+            % {"cheap": cheapest.title, "dear": priciest.title}
         )
     else:
-        lines.append("They cost the same.")
+        lines.append(gettext("They cost the same."))
     on_sale = [p.title for p in products if discount_percent(p)]
     if on_sale:
-        lines.append(f"On sale right now: {ph.join(on_sale)}.")
+        lines.append(gettext("On sale right now: %(names)s.") % {"names": ph.join(on_sale)})
     items = [
         Item(
             product=p,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext, ngettext
 
 from knowledge.engines.catalog import phrasing as ph
 from knowledge.engines.catalog import suggestions as sg
@@ -111,72 +111,110 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     currency = _currency(shown)
     asked_c = found.constraints
     count = len(shown)
-    are = "is" if count == 1 else "are"
     if found.relaxed == ["words"]:
         words = " ".join(asked_c.terms)
         if more:
-            return f'Here {are} {count} more close matches for "{words}":'
-        return (
-            f'Nothing matches every word of "{words}", so here {are} the closest '
-            f"{ph.describe(asked_c, currency, with_sort=False)}:"
-        )
-    if more and found.relaxed:
-        used = ph.describe(found.used, currency, with_sort=False)
-        limit = "limit" if len(found.relaxed) == 1 else "limits"
-        return f"Here {are} {count} more {used}, without the {ph.join(found.relaxed)} {limit}:"
+            return ngettext(
+                'Here is %(count)s more close match for "%(words)s":',
+                'Here are %(count)s more close matches for "%(words)s":',
+                count,
+            ) % {"count": count, "words": words}
+        return gettext(
+            'Nothing matches every word of "%(words)s", so here are the closest %(what)s:'
+        ) % {
+            "words": words,
+            "what": ph.describe(asked_c, currency, with_sort=False),
+        }
     if found.relaxed:
-        asked = ph.describe(asked_c, currency)
-        used = ph.describe(found.used, currency, with_sort=False)
-        if found.relaxed == ["price"]:
-            first = shown[0]
-            first_price = ph.money(first.current_price, first.currency)
-            if asked_c.max_price is not None and asked_c.min_price is None:
-                if asked_c.brands and not asked_c.has_subject():
-                    cheapest = f"Our most affordable {asked_c.brands[0]} is"
-                else:
-                    cheapest = f"The most affordable of our {used} is"
-                return (
-                    f"We don't have any {asked} right now. {cheapest} the {first.title} at "
-                    f"{first_price}; here {are} the closest to your budget:"
-                )
-            if asked_c.min_price is not None and asked_c.max_price is None:
-                return f"We don't have any {asked} right now. Our most premium {used} {are}:"
-            return f"We don't have any {asked} right now. The {used} closest to that price {are}:"
-        relaxed = ph.join(found.relaxed)
-        limit = "limit" if len(found.relaxed) == 1 else "limits"
-        nearest = ph.describe(
-            found.used, currency, with_sort=False, count=1 if count == 1 else None
-        )
-        return (
-            f"I couldn't find any {asked}. Without the {relaxed} {limit}, the nearest "
-            f"{nearest or used} {are}:"
-        )
+        return _relaxed_lead(found, shown, more=more)
     plain = ph.describe(asked_c, currency, with_sort=False)
-    order = {
-        SORT_CHEAPEST: "cheapest",
-        SORT_PRICIEST: "most expensive",
-        SORT_BEST: "top picks",
-    }.get(asked_c.sort, "")
+    values = {"count": count, "what": plain, "total": found.shown_total}
     if more:
-        return f"Here {are} {count} more {plain}:"
+        return gettext("Here are %(count)s more %(what)s:") % values
     if count == 1:
-        return f"I found one match for {plain}:"
+        return gettext("I found one match for %(what)s:") % values
     if found.shown_total > count:
-        pick = f"the {count} {order}" if order and order != "top picks" else f"my top {count}"
-        return f"I found {found.shown_total} {plain}. Here are {pick}:"
-    if order == "top picks":
-        return f"Here are my top picks among our {plain}:"
-    if order:
-        return f"Here are our {plain}, {order} first:"
-    return f"Here are {count} {plain}:"
+        if asked_c.sort == SORT_CHEAPEST:
+            return gettext("I found %(total)s %(what)s. Here are the %(count)s cheapest:") % values
+        if asked_c.sort == SORT_PRICIEST:
+            return (
+                gettext("I found %(total)s %(what)s. Here are the %(count)s most expensive:")
+                % values
+            )
+        return gettext("I found %(total)s %(what)s. Here are my top %(count)s:") % values
+    if asked_c.sort == SORT_BEST:
+        return gettext("Here are my top picks among our %(what)s:") % values
+    if asked_c.sort == SORT_CHEAPEST:
+        return gettext("Here are our %(what)s, cheapest first:") % values
+    if asked_c.sort == SORT_PRICIEST:
+        return gettext("Here are our %(what)s, most expensive first:") % values
+    return gettext("Here are %(count)s %(what)s:") % values
+
+
+def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
+    """The lead of a search answered without some of the shopper's limits."""
+    currency = _currency(shown)
+    asked_c = found.constraints
+    count = len(shown)
+    used = ph.describe(found.used, currency, with_sort=False)
+    values = {"count": count, "used": used, "relaxed": ph.join(found.relaxed)}
+    if more:
+        return (
+            ngettext(
+                "Here are %(count)s more %(used)s, without the %(relaxed)s limit:",
+                "Here are %(count)s more %(used)s, without the %(relaxed)s limits:",
+                len(found.relaxed),
+            )
+            % values
+        )
+    values["asked"] = ph.describe(asked_c, currency)
+    if found.relaxed == ["price"]:
+        first = shown[0]
+        values.update(title=first.title, price=ph.money(first.current_price, first.currency))
+        if asked_c.max_price is not None and asked_c.min_price is None:
+            if asked_c.brands and not asked_c.has_subject():
+                values["brand"] = asked_c.brands[0]
+                return (
+                    gettext(
+                        "We don't have any %(asked)s right now. Our most affordable %(brand)s is "
+                        "the %(title)s at %(price)s; here are the closest to your budget:"
+                    )
+                    % values
+                )
+            return (
+                gettext(
+                    "We don't have any %(asked)s right now. The most affordable of our %(used)s is "
+                    "the %(title)s at %(price)s; here are the closest to your budget:"
+                )
+                % values
+            )
+        if asked_c.min_price is not None and asked_c.max_price is None:
+            return (
+                gettext("We don't have any %(asked)s right now. Our most premium %(used)s:")
+                % values
+            )
+        return (
+            gettext("We don't have any %(asked)s right now. The %(used)s closest to that price:")
+            % values
+        )
+    nearest = ph.describe(found.used, currency, with_sort=False, count=1 if count == 1 else None)
+    values["nearest"] = nearest or used
+    return (
+        ngettext(
+            "I couldn't find any %(asked)s. Without the %(relaxed)s limit, the nearest %(nearest)s:",
+            "I couldn't find any %(asked)s. Without the %(relaxed)s limits, the nearest %(nearest)s:",
+            len(found.relaxed),
+        )
+        % values
+    )
 
 
 def _closing(found: Found, shown: list[Product], shown_so_far: int) -> str:
     if found.shown_total > shown_so_far:
-        return "Want to see more, or shall I compare two of them?"
+        return gettext("Want to see more, or shall I compare two of them?")
     if len(shown) >= 2:
-        return "Shall I compare two of them or tell you more about one?"
-    return "Would you like more details about it?"
+        return gettext("Shall I compare two of them or tell you more about one?")
+    return gettext("Would you like more details about it?")
 
 
 def search_reply(
@@ -218,16 +256,14 @@ def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool
 def nothing_found(context: ToolContext, constraints: Constraints, found: Found) -> Draft:
     unknown = " ".join(found.unmatched_terms or constraints.terms)
     if unknown:
-        text = (
-            f'Sorry, I couldn\'t find anything matching "{unknown}" in our catalog. '
+        text = gettext(
+            'Sorry, I couldn\'t find anything matching "%(words)s" in our catalog. '
             "Could you describe it differently, or try one of these?"
-        )
+        ) % {"words": unknown}
     else:
-        text = (
-            f"Sorry, there are no {ph.describe(constraints, context.vocabulary.currency)} "
-            "in our catalog right now. "
-            "Would one of these help?"
-        )
+        text = gettext(
+            "Sorry, there are no %(what)s in our catalog right now. Would one of these help?"
+        ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
     return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
 
 
@@ -240,12 +276,11 @@ def more_reply(context: ToolContext, tools: ToolCalls, state: ConversationState)
         context, tools, constraints, exclude_item_ids=exclude, keep=("brand", "category", "gender")
     )
     if not shown:
-        text = (
-            f"That's everything I have for "
-            f"{ph.describe(constraints, context.vocabulary.currency)}: you've seen them all. "
+        text = gettext(
+            "That's everything I have for %(what)s: you've seen them all. "
             "Want to try something else?"
-        )
-        suggestions = ["Show cheaper ones"] if constraints.sort != SORT_CHEAPEST else []
+        ) % {"what": ph.describe(constraints, context.vocabulary.currency)}
+        suggestions = [gettext("Show cheaper ones")] if constraints.sort != SORT_CHEAPEST else []
         return Draft(
             text=text, suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary))
         )
@@ -281,12 +316,14 @@ def similar_reply(
     name = ph.name_of(base)
     if not shown:
         text = (
-            _("The %(name)s is the most affordable %(kind)s we have.")
+            gettext("The %(name)s is the most affordable %(kind)s we have.")
             if cheaper
-            else _("The %(name)s is our most premium %(kind)s.")
+            else gettext("The %(name)s is our most premium %(kind)s.")
             if pricier
-            else _("I couldn't find anything else like the %(name)s in our catalog right now.")
-        ) % {"name": name, "kind": product_kind(base) or _("product")}
+            else gettext(
+                "I couldn't find anything else like the %(name)s in our catalog right now."
+            )
+        ) % {"name": name, "kind": product_kind(base) or gettext("product")}
         return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
     query = f"similar to {base.title}" + (
         ", cheaper" if cheaper else ", pricier" if pricier else ""
@@ -295,31 +332,35 @@ def similar_reply(
     items = items_for(context, shown, replace(wishes, terms=()), query)
     kind = ph.subject_phrase(constraints, 1)
     now = ph.money(base.current_price, base.currency)
+    values = {"name": name, "kind": kind, "now": now, "title": base.title}
     if found.relaxed and cheaper:
-        lead = (
-            f"The {name} is already the most affordable {kind} we have at {now}. "
+        lead = gettext(
+            "The %(name)s is already the most affordable %(kind)s we have at %(now)s. "
             "The closest alternatives are:"
         )
     elif found.relaxed and pricier:
-        lead = f"The {name} is already our most premium {kind}. Similar options:"
+        lead = gettext("The %(name)s is already our most premium %(kind)s. Similar options:")
     elif cheaper:
-        lead = f"Here are alternatives to the {name} (now {now}) that cost less:"
+        lead = gettext("Here are alternatives to the %(name)s (now %(now)s) that cost less:")
     elif pricier:
-        lead = f"Here are higher-end alternatives to the {name} (now {now}):"
+        lead = gettext("Here are higher-end alternatives to the %(name)s (now %(now)s):")
     else:
-        lead = f"Here are products similar to the {name}:"
+        lead = gettext("Here are products similar to the %(name)s:")
     for item in items:
         price = item.product.current_price
         if price < base.current_price:
-            item.reasons.insert(0, f"cheaper than the {base.title}")
+            item.reasons.insert(0, gettext("cheaper than the %(title)s") % values)
         elif price > base.current_price:
-            item.reasons.insert(0, f"a step up from the {base.title}")
+            item.reasons.insert(0, gettext("a step up from the %(title)s") % values)
         else:
-            item.reasons.insert(0, f"the same price as the {base.title}")
-    lines = [lead] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
-    lines.append("Would you like me to compare one of them with the original?")
-    suggestions = ["Compare the first two"] if len(shown) >= 2 else []
-    suggestions += ["Tell me more about the first one", "Is the first one in stock?"]
+            item.reasons.insert(0, gettext("the same price as the %(title)s") % values)
+    lines = [lead % values] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
+    lines.append(gettext("Would you like me to compare one of them with the original?"))
+    suggestions = [gettext("Compare the first two")] if len(shown) >= 2 else []
+    suggestions += [
+        gettext("Tell me more about the first one"),
+        gettext("Is the first one in stock?"),
+    ]
     return Draft(
         text="\n".join(lines),
         items=items,
@@ -400,9 +441,9 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
         return nothing_found(context, wishes, found)
     items = items_for(context, shown, found.used, "gift ideas" + (f" {budget}" if budget else ""))
     lines = [lead] + [ph.product_line(i.product, i.reasons) for i in items]
-    lines.append("Tell me what they like, or your budget, and I'll narrow it down.")
+    lines.append(gettext("Tell me what they like, or your budget, and I'll narrow it down."))
     suggestions = [] if budget else ["Gift ideas under 50"]
-    suggestions += ["Compare the first two", "Tell me more about the first one"]
+    suggestions += [gettext("Compare the first two"), gettext("Tell me more about the first one")]
     return Draft(
         text="\n".join(lines),
         items=items,

@@ -14,19 +14,17 @@ from typing import Any
 
 from django.utils import timezone
 
+from knowledge.language import formatting
 from knowledge.models import Availability, Product, Store, StoreInventory
 
 LOW_STOCK = 5
 NEW_FOR = timedelta(days=30)
 DESCRIPTION_CHARS = 400
-CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 
 
 def money(amount: Decimal | float, currency: str) -> str:
-    """ "$1,099.99", "€49.99", "120.00 CHF"."""
-    text = f"{Decimal(str(amount)):,.2f}"
-    symbol = CURRENCY_SYMBOLS.get(currency.upper())
-    return f"{symbol}{text}" if symbol else f"{text} {currency.upper()}"
+    """ "$1,099.99", "€49.99", "120.00 CHF"; as the reply's language writes it."""
+    return formatting.money(amount, currency)
 
 
 def discount_percent(product: Product) -> int:

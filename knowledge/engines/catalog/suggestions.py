@@ -1,13 +1,15 @@
 """Follow-up suggestions (2 to 4) that lead somewhere in this catalog.
 
 Every suggestion is a message this engine itself understands and can answer from the
-catalog: they are phrased in the forms `understanding.py` reads ("Compare the first two",
-"Is it in stock?", "Show me laptops") and offered only when the catalog can back them.
+catalog: they are phrased in the forms `understanding.py` reads (gettext("Compare the first two"),
+gettext("Is it in stock?"), "Show me laptops") and offered only when the catalog can back them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from django.utils.translation import gettext
 
 from knowledge.engines.catalog.snapshots import is_on_sale
 from knowledge.engines.catalog.understanding import SORT_CHEAPEST, Constraints
@@ -37,7 +39,9 @@ def browse_suggestions(vocabulary: Vocabulary, *, exclude: str = "") -> list[str
     ]
     # Spread over the catalog rather than taking neighbours in the alphabet.
     picks = tops[:: max(1, len(tops) // 2)][:2] if tops else []
-    return [f"Show me {top.lower()}" for top in picks] + ["What's on sale?"]
+    return [gettext("Show me %(what)s") % {"what": top.lower()} for top in picks] + [
+        gettext("What's on sale?")
+    ]
 
 
 def search_suggestions(
@@ -52,28 +56,30 @@ def search_suggestions(
     if len(products) == 1:
         # One product in view: "it" means it.
         product = products[0]
-        found += ["Tell me more about it", "Is it in stock?"]
+        found += [gettext("Tell me more about it"), gettext("Is it in stock?")]
         if product.size or product.color:
             found.append(
-                "What sizes does it come in?" if product.size else "What colours does it come in?"
+                gettext("What sizes does it come in?")
+                if product.size
+                else gettext("What colours does it come in?")
             )
-        found.append("Show me something similar")
+        found.append(gettext("Show me something similar"))
         return finish(found, browse_suggestions(vocabulary, exclude=constraints.category))
     if len(products) >= 2:
-        found.append("Compare the first two")
+        found.append(gettext("Compare the first two"))
     if products:
-        found.append("Tell me more about the first one")
+        found.append(gettext("Tell me more about the first one"))
     if any(p.size for p in products[:1]):
-        found.append("What sizes does the first one come in?")
+        found.append(gettext("What sizes does the first one come in?"))
     if total > shown_so_far:
-        found.append("Show me more")
+        found.append(gettext("Show me more"))
     brands = list(dict.fromkeys(p.brand for p in products if p.brand))
     if len(brands) >= 2 and not constraints.brands:
-        found.append(f"Only {brands[0]}")
+        found.append(gettext("Only %(brand)s") % {"brand": brands[0]})
     if any(is_on_sale(p) for p in products) and not constraints.on_sale and len(products) > 1:
-        found.append("Which of these are on sale?")
+        found.append(gettext("Which of these are on sale?"))
     if len(products) >= 2 and constraints.sort != SORT_CHEAPEST:
-        found.append("Show cheaper ones")
+        found.append(gettext("Show cheaper ones"))
     return finish(found, browse_suggestions(vocabulary, exclude=constraints.category))
 
 
@@ -86,27 +92,27 @@ def product_suggestions(
 ) -> list[str]:
     found: list[str] = []
     if "availability" not in answered:
-        found.append("Is it in stock?")
+        found.append(gettext("Is it in stock?"))
     sizes = {v.size for v in variants if v.size}
     colors = {v.color for v in variants if v.color}
     if len(sizes) > 1 and "sizes" not in answered:
-        found.append("What sizes does it come in?")
+        found.append(gettext("What sizes does it come in?"))
     if len(colors) > 1 and "colors" not in answered:
-        found.append("What colours does it come in?")
+        found.append(gettext("What colours does it come in?"))
     if "price" not in answered:
-        found.append("Is it on sale?")
-    found.append("Show me something similar but cheaper")
+        found.append(gettext("Is it on sale?"))
+    found.append(gettext("Show me something similar but cheaper"))
     if "details" not in answered:
-        found.append("Tell me more about it")
+        found.append(gettext("Tell me more about it"))
     return finish(found, browse_suggestions(vocabulary))
 
 
 def compare_suggestions(vocabulary: Vocabulary) -> list[str]:
     return finish(
         [
-            "Tell me more about the first one",
-            "Is the second one in stock?",
-            "Which one is cheaper?",
+            gettext("Tell me more about the first one"),
+            gettext("Is the second one in stock?"),
+            gettext("Which one is cheaper?"),
         ],
         browse_suggestions(vocabulary),
     )
@@ -115,7 +121,11 @@ def compare_suggestions(vocabulary: Vocabulary) -> list[str]:
 def smalltalk_suggestions(vocabulary: Vocabulary, page_product: Product | None) -> list[str]:
     if page_product is not None:
         return finish(
-            ["Tell me more about this product", "Is it in stock?", "Show me similar products"],
+            [
+                gettext("Tell me more about this product"),
+                gettext("Is it in stock?"),
+                gettext("Show me similar products"),
+            ],
             browse_suggestions(vocabulary),
         )
     return finish(browse_suggestions(vocabulary), [])

@@ -15,13 +15,13 @@ from urllib.parse import urlsplit
 from accounts.models import Chatbot, Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.canonical import InvalidUrlError, canonicalize_url
-from knowledge.products.pages import family_product_find
 from knowledge.engines.base import ReplyRequest
 from knowledge.engines.catalog.finding import Found, constraints_json, find
 from knowledge.engines.catalog.snapshots import discount_percent, stock_of
 from knowledge.engines.catalog.understanding import Constraints
 from knowledge.engines.catalog.vocabulary import Vocabulary, vocabulary_for
 from knowledge.models import Product, Store, StoreInventory
+from knowledge.products.pages import family_product_find
 
 
 class ToolArgumentError(ValueError):

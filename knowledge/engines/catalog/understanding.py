@@ -18,6 +18,9 @@ from decimal import Decimal
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.prices import price_limits
 from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
+from knowledge.language.detect import Detected, message_language
+from knowledge.language.folding import fold
+from knowledge.language.reading import canonical_text
 
 SORT_CHEAPEST = "price_asc"
 SORT_PRICIEST = "price_desc"
@@ -45,6 +48,7 @@ _FILTERING = re.compile(
 )
 _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
 _WORD = re.compile(r"\w+")
+_PUNCTUATION = "!?.,;:\"'()¿¡"
 
 
 @dataclass(frozen=True)
@@ -104,6 +108,9 @@ class Understanding:
     store_code: str = ""
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
+    # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
+    language: str = "en"
+    language_sure: bool = False
 
     @property
     def has_product_content(self) -> bool:
@@ -196,16 +203,39 @@ READINGS_KEPT = 5000
 READINGS_KEPT_CHARS = 1_000_000
 
 
-def understand(text: str, vocabulary: Vocabulary) -> Understanding:
-    """What `text` asks, in this catalog's words (the same text always reads the same)."""
-    reading = vocabulary.readings.get(text)
+def understand(text: str, vocabulary: Vocabulary, *, language: str = "") -> Understanding:
+    """What `text` asks, in this catalog's words (the same text always reads the same).
+
+    `language`: read the text in this language whatever it looks like (a message too short
+    to tell, in a conversation held in that language).
+    """
+    key = f"{language}\x00{text}" if language else text
+    reading = vocabulary.readings.get(key)
     if reading is None:
         full = len(vocabulary.readings) >= READINGS_KEPT
         if full or vocabulary.readings_chars + len(text) > READINGS_KEPT_CHARS:
             vocabulary.readings.clear()
             vocabulary.readings_chars = 0
-        reading = vocabulary.readings[text] = _understand(text, vocabulary)
+        reading = vocabulary.readings[key] = _read(text, vocabulary, language)
         vocabulary.readings_chars += len(text)
+    return reading
+
+
+def _read(text: str, vocabulary: Vocabulary, language: str = "") -> Understanding:
+    """The message in the shopper's language, read in the engine's words (knowledge/language).
+
+    The catalog's own names (brands, categories, stores) say nothing of the shopper's language
+    ("Samsung Galaxy"): the language is told from the other words.
+    """
+    if language:
+        detected = Detected(language, False)
+    else:
+        own = vocabulary.catalog_words()
+        shoppers = " ".join(w for w in text.split() if fold(w.strip(_PUNCTUATION)) not in own)
+        detected = message_language(shoppers, default=vocabulary.language)
+    canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
+    reading = _understand(canonical, vocabulary)
+    reading.language, reading.language_sure = detected.language, detected.sure
     return reading
 
 

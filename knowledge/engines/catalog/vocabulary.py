@@ -54,6 +54,7 @@ class Vocabulary:
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
     currency: str = ""  # the catalog's (first) currency, for the shopper's own amounts
+    language: str = "en"  # the catalog's language (Organization.language)
     # Readings of messages with these words (understanding.py): the history is read again on
     # every message, so each past message is understood once per vocabulary's lifetime.
     readings: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -64,6 +65,18 @@ class Vocabulary:
     # Each kind of phrase (brands, categories...) indexed for finding in a message, built
     # once per vocabulary: a message's cost must not grow with the catalog's words.
     indexes: dict[str, PhraseIndex] = field(default_factory=dict, repr=False)
+    _catalog_words: frozenset[str] | None = field(default=None, repr=False)
+
+    def catalog_words(self) -> frozenset[str]:
+        """Every word of the catalog's brands, categories and store names (folded)."""
+        if self._catalog_words is None:
+            self._catalog_words = frozenset(
+                word
+                for kind in (self.brands, self.categories, self.stores)
+                for phrase_text in kind
+                for word in phrase_text.split()
+            )
+        return self._catalog_words
 
     def top_categories(self) -> list[str]:
         return self.top_levels
@@ -116,7 +129,12 @@ def vocabulary_for(organization: Organization) -> Vocabulary:
     version = _catalog_version.fetch(organization_id=organization.pk, limit=1)
     stamp = version[0][0] if version else None
     cached = _cache.get(key)
-    if cached is not None and cached[1] == stamp and now - cached[0] < MAX_AGE_SECONDS:
+    if (
+        cached is not None
+        and cached[1] == stamp
+        and now - cached[0] < MAX_AGE_SECONDS
+        and cached[2].language == organization.language
+    ):
         return cached[2]
     vocabulary = _vocabulary_load(organization)
     with _lock:
@@ -142,7 +160,7 @@ def _distinct(organization: Organization, field_name: str) -> list[str]:
 
 
 def _vocabulary_load(organization: Organization) -> Vocabulary:
-    vocabulary = Vocabulary()
+    vocabulary = Vocabulary(language=organization.language)
     for field_name in ("product_type", "google_product_category"):
         for path in _distinct(organization, field_name):
             levels = [level.strip() for level in path.split(">") if level.strip()]

@@ -1,0 +1,111 @@
+"""A message in another language read as the engine's English words.
+
+The engine's understanding (knowledge/engines/catalog/understanding.py) reads English
+shopping phrases ("under 50", "the second one", "in stock") and the catalog's own words. A
+French, German, Spanish or Italian message is rewritten word by word before it: its shopping
+phrases become the engine's words (`phrases` of `data/<code>.yaml`), its stop words drop out,
+and, for a catalog in English only, common words for kinds of goods, colours and materials
+become English (`glossary`). Everything else, the catalog's own words included, is kept as
+the shopper wrote it. One pass, longest phrase first, matched on word stems.
+"""
+
+from __future__ import annotations
+
+import re
+
+from knowledge.language.folding import fold
+from knowledge.language.vocabulary import MAX_PHRASE_WORDS, LanguageData, language_data
+
+# As much of a message as understanding reads (engines/catalog/vocabulary.normalize): folding
+# can lengthen a text many times over ("⑴" is "(1)"), so the folded text is cut too.
+READ_CHARS = 8000
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[$€£%+<>~]")
+# "12,50 €" and "1.299 €": a comma before two final digits is the decimal point, a dot before
+# three digits groups thousands (French, German, Spanish and Italian write amounts so).
+_DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})$")
+_THOUSANDS_DOT = re.compile(r"^(\d{1,3})(?:\.(\d{3}))+$")
+
+
+def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
+    """`text` in the engine's words; English text is returned as it is."""
+    if language == "en":
+        return text
+    data = language_data(language)
+    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
+    # Each distinct word is stemmed once, however often it is repeated.
+    stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
+    stems = [stem_of[t] for t in tokens]
+    # Snowball keeps the plural of some short words ("velos"): their singular's stem too.
+    singular_of = {
+        t: data.stem(t[:-1]) if t[0].isalpha() and len(t) > 3 and t[-1] in "sx" else stem_of[t]
+        for t in stem_of
+    }
+    singulars = [singular_of[t] for t in tokens]
+    compounds: dict[str, str] = {}
+    glossary = catalog_language == "en"
+    out: list[str] = []
+    position = 0
+    while position < len(tokens):
+        taken, words = _phrase_at(data, tokens, stems, position, glossary=glossary)
+        if not taken and tokens[position] in data.stop_words:
+            position += 1
+            continue
+        if not taken and singulars[position] != stems[position]:
+            taken, words = _phrase_at(data, tokens, singulars, position, glossary=glossary)
+        if taken:
+            out.append(words)
+            position += taken
+            continue
+        token = tokens[position]
+        position += 1
+        if data.compounds and len(token) >= MIN_COMPOUND_CHARS:
+            if token not in compounds:
+                compounds[token] = _compound(data, token, glossary=glossary) or token
+            token = compounds[token]
+        out.append(_amount(token) if token[0].isdigit() else token)
+    canonical = " ".join(w for w in out if w)
+    # The question mark says a message is a question (understanding reads it from the text).
+    stripped = text.strip()
+    return f"{canonical} ?" if stripped.endswith("?") or stripped.startswith("¿") else canonical
+
+
+def _phrase_at(
+    data: LanguageData, tokens: list[str], stems: list[str], position: int, *, glossary: bool
+) -> tuple[int, str]:
+    """(words taken, the engine's words) for the longest phrase starting at `position`: as
+    written, else by stems; the glossary's words only for an English catalog."""
+    if stems[position] not in data.starts and tokens[position] not in data.starts:
+        return 0, ""  # no phrase starts with this word: most words of a message
+    for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
+        found = data.exact.get(" ".join(tokens[position : position + length]))
+        key = " ".join(stems[position : position + length])
+        found = found or data.phrases.get(key)
+        if found is None and glossary:
+            found = data.glossary.get(key)
+        if found is not None:
+            return length, found
+    return 0, ""
+
+
+# Shorter words are seldom two words in one.
+MIN_COMPOUND_CHARS = 8
+_MIN_PART = 3
+
+
+def _compound(data: LanguageData, token: str, *, glossary: bool) -> str:
+    """A compound of two known words ("damenschuhe": "damen" + "schuhe") read as both, the
+    longest known head first; "" when no split gives two known words."""
+    words = {**data.glossary, **data.phrases} if glossary else data.phrases
+    for split in range(len(token) - _MIN_PART, _MIN_PART - 1, -1):
+        head, tail = data.key(token[:split]), data.key(token[split:])
+        if head in words and (tail in words or tail in data.glossary):
+            return f"{words[head]} {words.get(tail) or token[split:]}"
+    return ""
+
+
+def _amount(token: str) -> str:
+    if match := _DECIMAL_COMMA.match(token):
+        return f"{match.group(1)}.{match.group(2)}"
+    if _THOUSANDS_DOT.match(token):
+        return token.replace(".", "")
+    return token

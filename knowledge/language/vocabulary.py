@@ -1,0 +1,157 @@
+"""General shopping language per language (`data/<code>.yaml`), loaded once per process.
+
+Each file holds what any shop's shoppers say, never one catalog's products:
+- `stop_words`: words that say nothing about which product is wanted;
+- `phrases`: the engine's English words for the language's shopping phrases (prices, stock,
+  follow-ups, small talk, product questions), matched on word stems so plurals and feminine
+  forms match too;
+- `glossary`: the English words for common kinds of goods, colours and materials, used only
+  when the catalog itself is in English (a French catalog is searched in French).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import snowballstemmer
+import yaml
+
+from knowledge.language import LANGUAGES
+from knowledge.language.folding import fold
+
+DATA = Path(__file__).resolve().parent / "data"
+STEMMERS = {
+    "en": "english",
+    "fr": "french",
+    "de": "german",
+    "es": "spanish",
+    "it": "italian",
+}
+# The most words a phrase of the data files has.
+MAX_PHRASE_WORDS = 5
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class LanguageData:
+    code: str
+    stop_words: frozenset[str] = frozenset()
+    # stems of the phrase's words, joined by spaces -> the engine's words
+    phrases: dict[str, str] = field(default_factory=dict)
+    glossary: dict[str, str] = field(default_factory=dict)
+    # the phrase as written (folded) -> the engine's words: matched before stems, so forms
+    # one stem covers ("gunstiger", "gunstigste") keep their own meaning
+    exact: dict[str, str] = field(default_factory=dict)
+    # single words of this language's data (for telling languages apart)
+    markers: frozenset[str] = frozenset()
+    # the engine's (English) words the data reads phrases as, singular and plural
+    targets: frozenset[str] = frozenset()
+    glossary_words: frozenset[str] = frozenset()
+    compounds: bool = False  # words are written together ("Damenschuhe"): split them
+    # the first word of every phrase and glossary entry, as written and as a stem
+    starts: frozenset[str] = frozenset()
+
+    def stem(self, word: str) -> str:
+        return stemmer(self.code).stemWord(word)
+
+    def key(self, text: str) -> str:
+        """A phrase's lookup key: its folded words' stems."""
+        return " ".join(self.stem(w) for w in _WORD.findall(fold(text)))
+
+
+@functools.cache
+def stemmer(code: str):
+    """The Snowball stemmer of a language (one per process: stemmers keep a small cache)."""
+    return snowballstemmer.stemmer(STEMMERS[code])
+
+
+@functools.cache
+def language_data(code: str) -> LanguageData:
+    # Every value a string: YAML 1.1 would read "no", "si" or "on" as booleans.
+    raw = yaml.load((DATA / f"{code}.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
+    data = LanguageData(
+        code,
+        stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])),
+        compounds=raw.get("compounds") == "true",
+    )
+    for kind in ("phrases", "glossary"):
+        target = getattr(data, kind)
+        for english, said in (raw.get(kind) or {}).items():
+            for text in said:
+                target.setdefault(data.key(str(text)), str(english))
+                if kind == "phrases":
+                    data.exact.setdefault(" ".join(_WORD.findall(fold(str(text)))), str(english))
+    said = [
+        str(t)
+        for kind in ("phrases", "glossary")
+        for v in (raw.get(kind) or {}).values()
+        for t in v
+    ]
+    singles = {fold(t) for t in said}
+    data.markers = frozenset(w for w in singles if _WORD.fullmatch(w)) | data.stop_words
+    data.targets = frozenset(
+        form
+        for kind in ("phrases", "glossary")
+        for english in raw.get(kind) or {}
+        for w in english.split()
+        for form in (w, w.removesuffix("s"))
+    )
+    data.starts = frozenset(
+        key.split(" ")[0] for table in (data.phrases, data.glossary, data.exact) for key in table
+    )
+    data.glossary_words = frozenset(
+        fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
+    )
+    return data
+
+
+# Shorter words tell no language apart ("a", "t", "on" are words in several).
+MIN_MARKER_CHARS = 3
+
+
+# Only the stems of longer words of the glossary also mark a language ("Sonnenbrillen" for
+# "Sonnenbrille"): a short stem is too often another language's word ("moin" of "moins").
+MIN_MARKER_STEM = 5
+
+
+@functools.cache
+def exclusive_markers() -> dict[str, frozenset[str]]:
+    """Each language's marker words that no other served language has and no English shopper
+    writes too (the engine's own words, `shared_words` of en.yaml): the words themselves, and
+    their stems of at least MIN_MARKER_STEM letters unless an English word has the same stem."""
+    markers = {code: language_data(code).markers for code in LANGUAGES}
+    raw = yaml.load((DATA / "en.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
+    shared = {fold(w) for w in raw.get("shared_words", [])}
+    english = shared | {fold(w) for w in raw.get("stop_words", [])}
+    for code in LANGUAGES:
+        english |= language_data(code).targets
+    found: dict[str, frozenset[str]] = {}
+    for code, words in markers.items():
+        data = language_data(code)
+        exclusive = {
+            w
+            for w in words
+            if len(w) >= MIN_MARKER_CHARS
+            and (w not in english if code != "en" else w not in shared)
+            and not any(w in markers[other] for other in LANGUAGES if other != code)
+        }
+        taken = english | {w for other in LANGUAGES if other != code for w in markers[other]}
+        stems = {data.stem(w) for w in exclusive & data.glossary_words} - {
+            data.stem(w) for w in taken
+        }
+        found[code] = frozenset(exclusive | {f"~{s}" for s in stems if len(s) >= MIN_MARKER_STEM})
+    return found
+
+
+def marker_languages(text: str) -> set[str]:
+    """The languages whose exclusive marker words are most frequent in `text` (empty: none)."""
+    said = [w for w in _WORD.findall(fold(text)) if len(w) >= MIN_MARKER_CHARS]
+    counts = {
+        code: sum(w in markers or f"~{language_data(code).stem(w)}" in markers for w in said)
+        for code, markers in exclusive_markers().items()
+    }
+    best = max(counts.values(), default=0)
+    return {code for code, count in counts.items() if count == best} if best else set()
