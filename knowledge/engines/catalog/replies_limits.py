@@ -3,7 +3,7 @@ what the catalog can do with the products in view."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext as _
+from django.utils.translation import gettext
 
 from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.dialogue import ConversationState
@@ -15,8 +15,8 @@ from knowledge.models import Product
 
 def _missing(fact: str) -> str:
     if fact == "sales figures":
-        return _("Our catalog doesn't hold sales figures, so I can't tell which sells best.")
-    return _(
+        return gettext("Our catalog doesn't hold sales figures, so I can't tell which sells best.")
+    return gettext(
         "Our catalog doesn't hold ratings or reviews, so I can't tell how customers rate them."
     )
 
@@ -26,21 +26,21 @@ def not_in_feed_reply(
 ) -> Draft:
     """A fact the catalog lacks (`u.not_in_feed`), and an offer for the products in view."""
     if len(state.shown) >= 2:
-        offer = _("I can compare them on price, features and stock instead.")
+        offer = gettext("I can compare them on price, features and stock instead.")
         candidates = [
-            _("Compare the first two"),
-            _("Which of these are on sale?"),
-            _("Tell me more about the first one"),
+            gettext("Compare the first two"),
+            gettext("Which of these are on sale?"),
+            gettext("Tell me more about the first one"),
         ]
     elif page is not None or state.focus is not None or state.shown:
-        offer = _("I can tell you about its features, price and stock instead.")
+        offer = gettext("I can tell you about its features, price and stock instead.")
         candidates = [
-            _("Tell me more about it"),
-            _("Is it in stock?"),
-            _("Show me something similar"),
+            gettext("Tell me more about it"),
+            gettext("Is it in stock?"),
+            gettext("Show me something similar"),
         ]
     else:
-        offer = _(
+        offer = gettext(
             "I can search our products by category, brand or budget, compare them and check "
             "prices and stock."
         )
