@@ -20,7 +20,7 @@ TIMEOUT_MS = 30_000
 
 needs_chromium = pytest.mark.skipif(
     not Path(CHROMIUM).exists(),
-    reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    reason=f"needs Debian's chromium at {CHROMIUM} (apt-get install chromium)",
 )
 
 FLAGS = [
