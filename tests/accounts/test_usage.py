@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import DailyUsage
 from accounts.usage import month_bounds
-from tests.browser import chromium, needs_chromium, screenshot
+from tests.browser import chromium, needs_chromium, screenshot, sign_in
 from tests.factories import ChatbotFactory
 
 pytestmark = pytest.mark.django_db
@@ -192,8 +192,6 @@ def test_support_cannot_see_usage(support_client, tenant):
 @pytest.mark.browser
 def test_usage_chart_is_drawn_in_a_browser(live, tenant):
     from django.contrib.auth.models import User
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.wait import WebDriverWait
 
     User.objects.create_superuser("chart-admin", "a@example.com", "chart-password-1")
     tenant.organization.monthly_quota = 50
@@ -201,27 +199,24 @@ def test_usage_chart_is_drawn_in_a_browser(live, tenant):
     for offset, messages in enumerate([3, 8, 5, 12]):
         record(tenant, today() - dt.timedelta(days=offset), messages)
 
-    with chromium() as browser:
-        browser.get(f"{live.url}/admin/login/")
-        browser.find_element(By.NAME, "username").send_keys("chart-admin")
-        browser.find_element(By.NAME, "password").send_keys("chart-password-1")
-        browser.find_element(By.CSS_SELECTOR, "input[type=submit]").click()
-        # click() returns before the login response sets the session cookie; navigating away
-        # at once can leave the next page anonymous (redirected back to the login form).
-        WebDriverWait(browser, 15).until(lambda driver: "/login/" not in driver.current_url)
-        browser.get(f"{live.url}/admin/accounts/organization/{tenant.organization.pk}/usage/")
+    with chromium() as page:
+        # Through the login form; returns once the console shows the signed-in user.
+        sign_in(page, live.url, "chart-admin", "chart-password-1")
+        page.goto(f"{live.url}/admin/accounts/organization/{tenant.organization.pk}/usage/")
 
-        charts = browser.find_elements(By.CSS_SELECTOR, "svg.usage-chart")
-        assert charts, f"no chart at {browser.current_url}"
-        drawn_bars = [
-            bar
-            for bar in charts[0].find_elements(By.CSS_SELECTOR, "rect.bar")
-            if bar.size["height"] > 0
+        charts = page.locator("svg.usage-chart")
+        assert charts.count(), f"no chart at {page.url}"
+        chart_count = charts.count()
+        heights = [
+            (bar.bounding_box() or {"height": 0})["height"]
+            for bar in charts.first.locator("rect.bar").all()
         ]
-        meter_width = browser.find_element(By.CSS_SELECTOR, ".meter span").size["width"]
-        path = screenshot(browser, "admin-usage")
+        drawn_bars = [height for height in heights if height > 0]
+        meter = page.locator(".meter span").first.bounding_box()
+        meter_width = meter["width"] if meter else 0
+        path = screenshot(page, "admin-usage")
 
-    assert len(charts) == 3
+    assert chart_count == 3
     assert len(drawn_bars) == sum(
         1 for offset in range(4) if (today() - dt.timedelta(days=offset)).month == today().month
     )

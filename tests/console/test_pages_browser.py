@@ -7,7 +7,10 @@ var/screenshots/ for a person to look at (they are not committed).
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
@@ -37,52 +40,42 @@ def size(request) -> str:
 
 
 def test_key_list_shows_status_in_view_and_revoking_asks_first(live, size):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
     organization = OrganizationFactory(name="Keys Shop With A Rather Long Organization Name")
     kept = api_key_issue(organization=organization, name="storefront backend server").api_key
     staff_member(OPERATORS)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "operators", PASSWORD)
-        driver.get(f"{live.url}/admin/accounts/apikey/")
-        screenshot(driver, f"console-keys-{size}")
-        status = driver.find_element(By.CSS_SELECTOR, "td.field-status").text
-        assert status == "Active"
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "operators", PASSWORD)
+        page.goto(f"{live.url}/admin/accounts/apikey/")
+        screenshot(page, f"console-keys-{size}")
+        expect(page.locator("td.field-status")).to_have_text("Active")
         if size == "laptop":
-            assert right_edge(driver, "th.column-status") <= window_width(driver)
+            assert right_edge(page, "th.column-status") <= window_width(page)
 
-        driver.get(f"{live.url}/admin/accounts/apikey/{kept.pk}/change/")
-        assert not driver.find_elements(By.CSS_SELECTOR, "a.deletelink")
-        driver.find_element(By.CSS_SELECTOR, "a.revoke-link").click()
-        screenshot(driver, f"console-key-revoke-{size}")
-        assert "cannot be restored" in driver.find_element(By.ID, "content-main").text
+        page.goto(f"{live.url}/admin/accounts/apikey/{kept.pk}/change/")
+        expect(page.locator("a.deletelink")).to_have_count(0)
+        page.locator("a.revoke-link").click()
+        expect(page.locator("#content-main")).to_contain_text("cannot be restored")
+        screenshot(page, f"console-key-revoke-{size}")
         kept.refresh_from_db()
         assert kept.revoked_at is None  # asked, not yet done
-        driver.find_element(By.CSS_SELECTOR, "input.revoke-confirm-button").click()
-        WebDriverWait(driver, 10).until(
-            lambda _: driver.find_elements(By.CSS_SELECTOR, "td.field-status")
-        )
-        assert driver.find_element(By.CSS_SELECTOR, "td.field-status").text == "Revoked"
+        page.locator("input.revoke-confirm-button").click()
+        expect(page.locator("td.field-status")).to_have_text("Revoked")
         kept.refresh_from_db()
         assert kept.revoked_at is not None
 
 
 def test_organization_page_fits_the_window_and_links_its_pages(live, size):
-    from selenium.webdriver.common.by import By
-
     organization = OrganizationFactory(name="Wide Shop")
     for n in range(3):
         ChatbotFactory(organization=organization, name=f"Chatbot {n}", greeting="Hello! " * 80)
     staff_member(OPERATORS)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "operators", PASSWORD)
-        driver.get(f"{live.url}/admin/accounts/organization/{organization.pk}/change/")
-        screenshot(driver, f"console-organization-{size}")
-        links = driver.find_elements(By.CSS_SELECTOR, "a.organization-link")
-        labels = [a.get_attribute("textContent") for a in links]
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "operators", PASSWORD)
+        page.goto(f"{live.url}/admin/accounts/organization/{organization.pk}/change/")
+        screenshot(page, f"console-organization-{size}")
+        labels = page.locator("a.organization-link").all_text_contents()
         assert labels[:6] == [
             "API keys",
             "Chatbots",
@@ -92,16 +85,14 @@ def test_organization_page_fits_the_window_and_links_its_pages(live, size):
             "Usage",
         ]
         if size == "laptop":
-            assert overflow_px(driver) == 0
-        header = driver.find_element(By.ID, "header")
-        assert "Shopping assistant console" in header.text
-        assert header.size["width"] >= window_width(driver)
+            assert overflow_px(page) == 0
+        header = page.locator("#header")
+        expect(header).to_contain_text("Shopping assistant console")
+        box = header.bounding_box()
+        assert box is not None and box["width"] >= window_width(page)
 
 
 def test_transcript_is_compact_with_image_fallback_prices_and_folded_activity(live, size):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
     from chats.events import EventPublisher
 
     chatbot = ChatbotFactory()
@@ -130,32 +121,30 @@ def test_transcript_is_compact_with_image_fallback_prices_and_folded_activity(li
         publisher.tool_finished("search_products", args, {"total": 6, "products": [product] * 6})
     staff_member(SUPPORT)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "support", PASSWORD)
-        driver.get(f"{live.url}/admin/chats/chat/{chat.pk}/change/")
-        driver.execute_script("window.scrollTo(0, 0)")
-        screenshot(driver, f"console-transcript-{size}")
-        cards = driver.find_elements(By.CSS_SELECTOR, ".transcript .card")
-        assert len(cards) == 36
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "support", PASSWORD)
+        page.goto(f"{live.url}/admin/chats/chat/{chat.pk}/change/")
+        page.evaluate("() => window.scrollTo(0, 0)")
+        cards = page.locator(".transcript .card")
+        expect(cards).to_have_count(36)
         # The broken image is gone (lazily loaded: the cards in view), and the card says so
         # instead of a broken icon.
-        WebDriverWait(driver, 10).until(lambda _: not cards[0].find_elements(By.TAG_NAME, "img"))
-        assert cards[0].find_element(By.CSS_SELECTOR, ".thumb").text == "No image"
-        assert cards[0].find_element(By.CSS_SELECTOR, ".price").text == "€499.00"
-        assert cards[0].find_element(By.CSS_SELECTOR, ".stock").text == "In stock (10)"
+        card = cards.first
+        expect(card.locator("img")).to_have_count(0, timeout=10_000)
+        expect(card.locator(".thumb")).to_have_text("No image")
+        expect(card.locator(".price")).to_have_text("€499.00")
+        expect(card.locator(".stock")).to_have_text("In stock (10)")
+        screenshot(page, f"console-transcript-{size}")
         # Activity is folded: one summary line, the JSON hidden until opened.
-        folded = driver.find_element(By.CSS_SELECTOR, "details.activity")
+        folded = page.locator("details.activity").first
         assert folded.get_attribute("open") is None
-        assert not driver.find_element(By.CSS_SELECTOR, ".activity pre").is_displayed()
-        assert page_height(driver) < 4000
+        expect(page.locator(".activity pre").first).to_be_hidden()
+        assert page_height(page) < 4000
         if size == "laptop":
-            assert overflow_px(driver) == 0
+            assert overflow_px(page) == 0
 
 
 def test_chat_search_by_words_and_filters_in_the_browser(live, size):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
     from chats.models import Feedback
 
     chatbot = ChatbotFactory()
@@ -167,32 +156,30 @@ def test_chat_search_by_words_and_filters_in_the_browser(live, size):
     MessageFactory(chat=other, type="user", content="A coffee mug")
     staff_member(SUPPORT)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "support", PASSWORD)
-        driver.get(f"{live.url}/admin/chats/chat/")
-        box = driver.find_element(By.ID, "searchbar")
-        box.send_keys("waterproof")
-        box.submit()
-        WebDriverWait(driver, 10).until(lambda _: "q=waterproof" in driver.current_url)
-        listed = driver.find_element(By.ID, "result_list").text
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "support", PASSWORD)
+        page.goto(f"{live.url}/admin/chats/chat/")
+        box = page.locator("#searchbar")
+        box.fill("waterproof")
+        box.press("Enter")
+        page.wait_for_url(re.compile(r"q=waterproof"))
+        listed = page.locator("#result_list").inner_text()
         assert str(wanted.id) in listed and str(other.id) not in listed
         # The date form keeps the words; the down-rated filter narrows further
-        driver.find_element(By.NAME, "started_from").send_keys("01012020")
-        driver.find_element(By.CSS_SELECTOR, ".date-range-filter input[type=submit]").click()
-        WebDriverWait(driver, 10).until(lambda _: "started_from=2020-01-01" in driver.current_url)
-        assert "q=waterproof" in driver.current_url
-        driver.get(f"{live.url}/admin/chats/chat/?replies=down")
-        screenshot(driver, f"console-chat-search-{size}")
-        listed = driver.find_element(By.ID, "result_list").text
+        page.locator("[name=started_from]").fill("2020-01-01")
+        page.locator(".date-range-filter input[type=submit]").click()
+        page.wait_for_url(re.compile(r"started_from=2020-01-01"))
+        assert "q=waterproof" in page.url
+        page.goto(f"{live.url}/admin/chats/chat/?replies=down")
+        screenshot(page, f"console-chat-search-{size}")
+        listed = page.locator("#result_list").inner_text()
         assert str(wanted.id) in listed and str(other.id) not in listed
         if size == "laptop":
-            assert overflow_px(driver) == 0
+            assert overflow_px(page) == 0
 
 
 def test_insights_page_with_charts_and_tables(live, size):
     import datetime as dt
-
-    from selenium.webdriver.common.by import By
 
     from chats.events import EventPublisher
     from insights.rollup import insights_refresh
@@ -216,23 +203,22 @@ def test_insights_page_with_charts_and_tables(live, size):
     insights_refresh(day=today)
     staff_member(OPERATORS)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "operators", PASSWORD)
-        driver.get(f"{live.url}/admin/insights/insightday/organization/{chatbot.organization_id}/")
-        screenshot(driver, f"console-insights-{size}")
-        assert driver.find_element(By.ID, "tile-conversations").text == "12"
-        charts = driver.find_elements(By.CSS_SELECTOR, "svg.insights-chart")
-        assert len(charts) == 3
-        assert all(0 < chart.size["width"] <= window_width(driver) for chart in charts)
-        empty = driver.find_element(By.ID, "table-empty_searches").text
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "operators", PASSWORD)
+        page.goto(f"{live.url}/admin/insights/insightday/organization/{chatbot.organization_id}/")
+        screenshot(page, f"console-insights-{size}")
+        expect(page.locator("#tile-conversations")).to_have_text("12")
+        charts = page.locator("svg.insights-chart")
+        expect(charts).to_have_count(3)
+        widths = [(chart.bounding_box() or {"width": 0})["width"] for chart in charts.all()]
+        assert all(0 < width <= window_width(page) for width in widths), widths
+        empty = page.locator("#table-empty_searches").inner_text()
         assert "trail shoes size 0" in empty and "maxPrice: 100" in empty
-        assert overflow_px(driver) == 0
+        assert overflow_px(page) == 0
 
 
 def test_products_list_and_an_import_with_rejected_rows(live, size):
     from decimal import Decimal
-
-    from selenium.webdriver.common.by import By
 
     from knowledge.models import ImportRun, ImportStatus
     from tests.factories import ProductFactory
@@ -251,45 +237,37 @@ def test_products_list_and_an_import_with_rejected_rows(live, size):
     )
     staff_member(OPERATORS)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "operators", PASSWORD)
-        driver.get(f"{live.url}/admin/knowledge/product/")
-        screenshot(driver, f"console-products-{size}")
-        headers = driver.find_element(By.CSS_SELECTOR, "#result_list thead").get_attribute(
-            "textContent"
-        )
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "operators", PASSWORD)
+        page.goto(f"{live.url}/admin/knowledge/product/")
+        screenshot(page, f"console-products-{size}")
+        headers = page.locator("#result_list thead").text_content() or ""
         assert "Price" in headers and "paid" not in headers.lower()
-        assert driver.find_element(By.CSS_SELECTOR, "td.field-price_shown").text == "€499.00"
-        driver.get(f"{live.url}/admin/knowledge/importrun/{run.pk}/change/")
-        screenshot(driver, f"console-import-{size}")
-        outcome = driver.find_element(By.CSS_SELECTOR, ".field-outcome .readonly").text
-        assert outcome == "Imported with 2 rejected rows"
+        expect(page.locator("td.field-price_shown")).to_have_text("€499.00")
+        page.goto(f"{live.url}/admin/knowledge/importrun/{run.pk}/change/")
+        screenshot(page, f"console-import-{size}")
+        outcome = page.locator(".field-outcome .readonly")
+        expect(outcome).to_have_text("Imported with 2 rejected rows")
 
 
 def test_erasing_a_shopper_asks_first_in_the_browser(live, size):
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
     from chats.models import Chat
 
     chat = ChatFactory()
     MessageFactory(chat=chat, content="My email is ann@example.com")
     staff_member(OPERATORS)
 
-    with chromium(*SIZES[size]) as driver:
-        sign_in(driver, live.url, "operators", PASSWORD)
-        driver.get(f"{live.url}/admin/chats/chat/")
-        driver.find_element(By.CSS_SELECTOR, "input.action-select").click()
-        driver.find_element(
-            By.CSS_SELECTOR, "select[name=action] option[value=erase_users]"
-        ).click()
-        driver.find_element(By.CSS_SELECTOR, "button[name=index]").click()
-        WebDriverWait(driver, 10).until(
-            lambda _: driver.find_elements(By.CSS_SELECTOR, "input.erase-confirm-button")
-        )
-        screenshot(driver, f"console-erase-confirm-{size}")
-        assert str(chat.user_id) in driver.find_element(By.ID, "content-main").text
+    with chromium(*SIZES[size]) as page:
+        sign_in(page, live.url, "operators", PASSWORD)
+        page.goto(f"{live.url}/admin/chats/chat/")
+        page.locator("input.action-select").click()
+        page.locator("select[name=action]").select_option("erase_users")
+        page.locator("button[name=index]").click()
+        confirm = page.locator("input.erase-confirm-button")
+        expect(confirm).to_be_visible()
+        screenshot(page, f"console-erase-confirm-{size}")
+        expect(page.locator("#content-main")).to_contain_text(str(chat.user_id))
         assert Chat.objects.filter(pk=chat.pk).exists()
-        driver.find_element(By.CSS_SELECTOR, "input.erase-confirm-button").click()
-        WebDriverWait(driver, 10).until(lambda _: "Erased 1 shopper" in driver.page_source)
+        confirm.click()
+        expect(page.locator("body")).to_contain_text("Erased 1 shopper")
         assert not Chat.objects.filter(pk=chat.pk).exists()

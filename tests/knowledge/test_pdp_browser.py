@@ -2,7 +2,7 @@
 
 The real server (gunicorn) and a second loopback origin serving examples/pdp-demo/ run side
 by side; the page's script calls both PDP endpoints with fetch() and renders buttons, which
-the test reads from the DOM. Needs Debian's chromium and chromium-driver (no browser download).
+the test reads from the DOM. Needs Debian's chromium (no browser download).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import io
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from knowledge.models import PdpQuestionSet
 from tests.browser import chromium, needs_chromium, screenshot
@@ -53,35 +55,32 @@ def demo_organization_id() -> str:
     return json.loads(out.getvalue().strip().splitlines()[-1])["organizationId"]
 
 
-def load(driver, url: str) -> dict:
+def load(page, url: str) -> dict:
     """Opens the page and waits for the script to finish; what the DOM shows."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    driver.get(url)
-    container = driver.find_element(By.ID, "pdp-questions")
-    WebDriverWait(driver, 20).until(
-        lambda _: container.get_attribute("data-state") in {"ready", "empty", "error"}
+    page.goto(url)
+    container = page.locator("#pdp-questions")
+    expect(container).to_have_attribute(
+        "data-state", re.compile(r"^(ready|empty|error)$"), timeout=20_000
     )
-    buttons = container.find_elements(By.CSS_SELECTOR, "button.pdp-question")
+    buttons = container.locator("button.pdp-question")
     return {
         "state": container.get_attribute("data-state"),
         "via": container.get_attribute("data-via"),
         "error": container.get_attribute("data-error"),
-        "questions": [(int(b.get_attribute("data-rank")), b.text) for b in buttons],
+        "questions": [
+            (int(b.get_attribute("data-rank") or 0), b.inner_text()) for b in buttons.all()
+        ],
         "buttons": buttons,
     }
 
 
 def test_demo_page_shows_the_generated_questions_as_buttons(live, shop_origin):
-    from selenium.webdriver.common.by import By
-
     organization_id = demo_organization_id()
     url = f"{shop_origin}/index.html?api={live.url}&org={organization_id}"
 
-    with chromium() as driver:
+    with chromium() as page:
         # First visit: the GET finds no set (404), the POST generates one from the catalog.
-        first = load(driver, url)
+        first = load(page, url)
         assert first["state"] == "ready", first["error"]
         assert first["via"] == "post"
         ranks = [rank for rank, _ in first["questions"]]
@@ -89,19 +88,19 @@ def test_demo_page_shows_the_generated_questions_as_buttons(live, shop_origin):
         assert ranks == list(range(1, len(texts) + 1))
         assert 3 <= len(texts) <= 6
         assert any("Stride Air Sneaker White" in text for text in texts)
-        path = screenshot(driver, "pdp-demo")
+        path = screenshot(page, "pdp-demo")
         assert path.stat().st_size > 10_000
 
         stored = PdpQuestionSet.objects.get(organization_id=organization_id, url=PAGE)
         assert [q.text for q in stored.questions.order_by("rank")] == texts
 
         # A click hands the question to the page (the shop's chat widget would send it).
-        first["buttons"][0].click()
-        assert driver.find_element(By.ID, "asked").text == f"You asked: {texts[0]}"
+        first["buttons"].first.click()
+        expect(page.locator("#asked")).to_have_text(f"You asked: {texts[0]}")
 
-    with chromium() as driver:
+    with chromium() as page:
         # Next visit, another browser: the GET answers with the stored set.
-        again = load(driver, url)
+        again = load(page, url)
         assert again["state"] == "ready" and again["via"] == "get"
         assert [text for _, text in again["questions"]] == texts
 
@@ -117,9 +116,9 @@ def test_an_organization_that_lists_origins_is_served_only_to_those(live, shop_o
             product_type="Shoes > Sneakers",
         )
 
-    with chromium() as driver:
-        allowed = load(driver, f"{shop_origin}/index.html?api={live.url}&org={listed.id}")
-        refused = load(driver, f"{shop_origin}/index.html?api={live.url}&org={other.id}")
+    with chromium() as page:
+        allowed = load(page, f"{shop_origin}/index.html?api={live.url}&org={listed.id}")
+        refused = load(page, f"{shop_origin}/index.html?api={live.url}&org={other.id}")
 
     assert allowed["state"] == "ready", allowed["error"]
     assert len(allowed["questions"]) >= 3
