@@ -18,10 +18,15 @@ pytestmark = [
 ]
 
 
+SERVER_APP = "connections-test-server"
+
+
 def test_requests_after_the_server_closed_the_pools_connections_succeed(transactional_db, tenant):
     chat = ChatFactory(chatbot=tenant.chatbot)
     with (
-        start_server(WEB_CONCURRENCY="1") as server,
+        # The server's connections carry a name of their own (libpq reads PGAPPNAME): only they
+        # are ended, not this test process's other connections (a browser test's, say).
+        start_server(WEB_CONCURRENCY="1", PGAPPNAME=SERVER_APP) as server,
         server.client(headers={"x-api-key": tenant.key}) as client,
     ):
         # Given a worker whose pool holds several idle connections
@@ -33,7 +38,8 @@ def test_requests_after_the_server_closed_the_pools_connections_succeed(transact
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                " WHERE datname = current_database() AND application_name = %s",
+                [SERVER_APP],
             )
             assert cursor.fetchall()
         time.sleep(0.2)  # the backends are gone and their sockets closed
