@@ -2,9 +2,11 @@
 
 A benchmark-style bound in a dedicated test: hypothesis writes adversarial messages up to the
 4,000-character limit (digit runs, a word repeated, separators, mixed scripts) and each reply
-of the engine, on a small real catalog, must take under 50 ms. Reading a message is linear in
-its length (understanding.py, prices.py); a quadratic step shows as seconds, far above the
-bound. Each timing is the best of three runs with the catalog's cache of readings emptied
+of the engine, on a small real catalog, must take under 50 ms, or under 15 times a short
+message's reply on a machine where that takes more than 3.3 ms (a slower or busier machine
+than the one the bound was set on). Reading a message is linear in its length
+(understanding.py, prices.py); a quadratic step shows as seconds, far above the bound. Each
+timing is the best of three runs with the catalog's cache of readings emptied
 before each, so every run reads the message again; the best of three keeps a loaded machine
 from failing the test. The history test compares the best of five in CPU time.
 """
@@ -32,6 +34,8 @@ pytestmark = pytest.mark.django_db
 
 MAX_MESSAGE_CHARS = 4000
 ENGINE_SECONDS = 0.050
+# How many times a short message's reply a hostile message's may take, on a slow machine.
+SHORT_MESSAGE_FACTOR = 15
 
 # Pieces a hostile message repeats: catalog and lexicon words, price phrases, separators,
 # digits of other scripts (Arabic-Indic, Devanagari, full-width), letters of other scripts.
@@ -117,6 +121,13 @@ def chat(shop):
     return ChatFactory(organization=shop.organization, chatbot=shop.chatbot)
 
 
+@pytest.fixture
+def bound(shop, chat) -> float:
+    """ENGINE_SECONDS, or more on a machine slower than the one it was set on."""
+    short = engine_seconds(shop, chat, "red dress under 50", runs=5)
+    return max(ENGINE_SECONDS, SHORT_MESSAGE_FACTOR * short)
+
+
 def engine_seconds(
     shop,
     chat,
@@ -166,8 +177,8 @@ def engine_seconds(
 @example(message="\ufdfa" * 4000)
 @example(message="\u2474" * 4000)
 @example(message="&" * 4000)
-def test_each_reply_takes_under_50_ms_whatever_the_message(shop, chat, message):
-    assert engine_seconds(shop, chat, message) < ENGINE_SECONDS
+def test_each_reply_takes_under_50_ms_whatever_the_message(shop, chat, bound, message):
+    assert engine_seconds(shop, chat, message) < bound
 
 
 @settings(max_examples=60, deadline=None, derandomize=True)
@@ -188,7 +199,7 @@ def test_a_price_the_shopper_states_has_at_most_12_digits(message):
         assert limit is None or (limit.is_finite() and limit < most)
 
 
-def test_one_message_costs_the_same_whatever_the_history_holds(shop, chat):
+def test_one_message_costs_the_same_whatever_the_history_holds(shop, chat, bound):
     # Given a chat of 30 stored messages of 4,000 characters, none read before (as after an
     # import, which empties the readings)
     hostile = ["1" * 4000, "men " * 1000, "1" + ",111" * 999, "red " * 1000, "a " * 2000]
@@ -212,5 +223,5 @@ def test_one_message_costs_the_same_whatever_the_history_holds(shop, chat):
 
     # Then the history costs a bounded window of reading (at most 8,000 characters of it),
     # not 30 messages' worth
-    assert with_history < ENGINE_SECONDS
-    assert with_history < without + ENGINE_SECONDS
+    assert with_history < bound
+    assert with_history < without + bound

@@ -18,7 +18,7 @@ from decimal import Decimal
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.prices import price_limits
 from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
-from knowledge.language.detect import Detected, message_language
+from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
 from knowledge.language.reading import canonical_text
 
@@ -230,13 +230,25 @@ def _read(text: str, vocabulary: Vocabulary, language: str = "") -> Understandin
     if language:
         detected = Detected(language, False)
     else:
-        own = vocabulary.catalog_words()
-        shoppers = " ".join(w for w in text.split() if fold(w.strip(_PUNCTUATION)) not in own)
+        shoppers = _shoppers_words(text, vocabulary.catalog_words())
         detected = message_language(shoppers, default=vocabulary.language)
     canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
     reading = _understand(canonical, vocabulary)
     reading.language, reading.language_sure = detected.language, detected.sure
     return reading
+
+
+def _shoppers_words(text: str, own: frozenset[str]) -> str:
+    """The words of `text` that are not the catalog's, as many as language detection reads."""
+    kept: list[str] = []
+    length = 0
+    for word in text.split():
+        if length >= DETECTED_CHARS:
+            break
+        if fold(word.strip(_PUNCTUATION), DETECTED_CHARS) not in own:
+            kept.append(word)
+            length += len(word) + 1
+    return " ".join(kept)
 
 
 _ASKS = (
