@@ -55,6 +55,8 @@ def test_a_down_rating_with_reason_and_comment_is_stored_and_answered(tenant, ch
     assert Feedback.objects.get(message=answer).chat_id == chat.id
 
 
+# Committed, so that with REDIS_URL the history cache hears of the change (on commit).
+@pytest.mark.django_db(transaction=True)
 def test_sending_again_replaces_it_and_history_shows_it_on_the_reply(tenant, chat, answer):
     # Given a first rating, and the history read (so a cache holds the page)
     tenant.client.put(url(chat, answer), {"rating": "down", "reason": "other"}, format="json")
@@ -71,6 +73,8 @@ def test_sending_again_replaces_it_and_history_shows_it_on_the_reply(tenant, cha
     assert reply["feedback"] == {**response.json()}
 
 
+# Committed, so that with REDIS_URL the history cache hears of the change (on commit).
+@pytest.mark.django_db(transaction=True)
 def test_delete_removes_it_and_history_shows_null(tenant, chat, answer):
     tenant.client.put(url(chat, answer), {"rating": "up"}, format="json")
     assert history_items(tenant, chat)[1]["feedback"] is not None

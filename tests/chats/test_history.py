@@ -127,6 +127,13 @@ def test_message_shape_shows_optional_parts_only_when_present(tenant, chat):
     assert answer["chatId"] == str(chat.id) and answer["createdAt"].endswith("Z")
 
 
+@pytest.fixture
+def uncached(settings):
+    """History read from the database even with REDIS_URL (chats/history_cache.py)."""
+    settings.HISTORY_CACHE_SECONDS = 0
+
+
+@pytest.mark.usefixtures("uncached")
 def test_history_query_count_does_not_grow_with_messages(tenant, chat, django_assert_num_queries):
     MessageFactory.create_batch(50, chat=chat, products=[{"gtin": "1"}], suggestions=["a"])
     tenant.client.get(f"/v1/chats/{chat.id}/messages")
@@ -134,6 +141,7 @@ def test_history_query_count_does_not_grow_with_messages(tenant, chat, django_as
         page(tenant, chat, size=50)
 
 
+@pytest.mark.usefixtures("uncached")
 @pytest.mark.parametrize(
     ("messages", "params", "queries"),
     [
