@@ -121,67 +121,97 @@ def message_accept(
     Split so a streaming response (chats/ui/views.py) answers refusals as ordinary JSON
     errors before its stream starts, and then streams the reply as it is produced.
     """
-    store = store_resolve(organization=organization, store_code=store_code)
-    fingerprint = request_fingerprint(
-        message=content, current_url=current_url, store_code=store_code or ""
+    incoming = _Incoming(
+        organization=organization,
+        chat=chat,
+        content=content,
+        current_url=current_url,
+        store_code=store_code or "",
+        store=store_resolve(organization=organization, store_code=store_code),
+        fingerprint=request_fingerprint(
+            message=content, current_url=current_url, store_code=store_code or ""
+        ),
     )
     if idempotency_key is not None:
         existing = idempotency_record_find(chat=chat, key=idempotency_key)
         if existing is not None:
-            claimed_at = existing.created_at
-            if idempotency_record_take_over(record=existing, fingerprint=fingerprint):
-                return AcceptedMessage(
-                    fresh=True,
-                    produce=lambda observe: interrupted_reply_resume(
-                        organization=organization,
-                        chat=chat,
-                        record=existing,
-                        since=claimed_at,
-                        content=content,
-                        current_url=current_url,
-                        store=store,
-                        observe=observe,
-                    ),
-                )
-            idempotency_fingerprint_check(record=existing, fingerprint=fingerprint)
-            return AcceptedMessage(
-                fresh=False,
-                produce=lambda _: idempotency_outcome_replay(
-                    record=existing, fingerprint=fingerprint
-                ),
-            )
+            return _repeated(incoming, existing)
+    return _stored(incoming, idempotency_key)
+
+
+@dataclass(frozen=True)
+class _Incoming:
+    """A message as accepted so far: its store resolved, its request fingerprinted."""
+
+    organization: Organization
+    chat: Chat
+    content: str
+    current_url: str
+    store_code: str
+    store: Store | None
+    fingerprint: str
+
+
+def _repeated(incoming: _Incoming, record: IdempotencyRecord) -> AcceptedMessage:
+    """A message whose `Idempotency-Key` was seen: its reply resumed if the request that
+    claimed the key died mid-reply, else that request's outcome (409/422 if the body differs)."""
+    claimed_at = record.created_at
+    if not idempotency_record_take_over(record=record, fingerprint=incoming.fingerprint):
+        return _replayed(record, incoming.fingerprint)
+    return AcceptedMessage(
+        fresh=True,
+        produce=lambda observe: interrupted_reply_resume(
+            organization=incoming.organization,
+            chat=incoming.chat,
+            record=record,
+            since=claimed_at,
+            content=incoming.content,
+            current_url=incoming.current_url,
+            store=incoming.store,
+            observe=observe,
+        ),
+    )
+
+
+def _replayed(record: IdempotencyRecord, fingerprint: str) -> AcceptedMessage:
+    idempotency_fingerprint_check(record=record, fingerprint=fingerprint)
+    return AcceptedMessage(
+        fresh=False,
+        produce=lambda _: idempotency_outcome_replay(record=record, fingerprint=fingerprint),
+    )
+
+
+def _stored(incoming: _Incoming, idempotency_key: str | None) -> AcceptedMessage:
+    """The message stored with its quota count (and its key claimed), its reply to produce."""
+    chat = incoming.chat
     try:
         user_message, record = user_message_store(
-            organization=organization,
+            organization=incoming.organization,
             chat=chat,
-            content=content,
-            current_url=current_url,
-            store_code=store_code or "",
+            content=incoming.content,
+            current_url=incoming.current_url,
+            store_code=incoming.store_code,
             idempotency_key=idempotency_key,
-            fingerprint=fingerprint,
+            fingerprint=incoming.fingerprint,
         )
     except DATABASE_ERRORS:
         history_maybe_changed(chat.pk)  # the message may have been committed all the same
         raise
     except IntegrityError:
         # An identical request claimed the key a moment ago: answer with its outcome.
-        if idempotency_key is None:
-            raise
-        claimed = idempotency_record_find(chat=chat, key=idempotency_key)
+        claimed = (
+            idempotency_record_find(chat=chat, key=idempotency_key) if idempotency_key else None
+        )
         if claimed is None:
             raise
-        idempotency_fingerprint_check(record=claimed, fingerprint=fingerprint)
-        return AcceptedMessage(
-            fresh=False,
-            produce=lambda _: idempotency_outcome_replay(record=claimed, fingerprint=fingerprint),
-        )
+        return _replayed(claimed, incoming.fingerprint)
 
     def produce(observe: EventObserver | None) -> Outcome:
         outcome = assistant_reply(
-            organization=organization,
+            organization=incoming.organization,
             chat=chat,
             user_message=user_message,
-            store=store,
+            store=incoming.store,
             observe=observe,
         )
         if record is not None:
