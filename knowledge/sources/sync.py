@@ -75,30 +75,11 @@ def source_sync(*, source: FeedSource) -> SyncOutcome:
     """Fetches the source's feeds (conditionally) and imports those that changed."""
     organization = source.organization
     started_at = timezone.now()
-    fetched: dict[str, Fetched] = {}
-    report = ImportReport()
+    report = ImportReport()  # the fetches' retries, kept if the run fails
     try:
-        credentials = source_credentials(source)
-        for kind, attribute in FEEDS:
-            url = getattr(source, attribute)
-            if url:
-                fetched[kind] = _fetch(source, kind, url, credentials, report)
+        fetched = _fetch_all(source, report)
     except (FetchError, UnreadableSecret) as exc:
-        for result in fetched.values():
-            _close(result.body)
-        report.error(file=source.products_url, line=None, message=str(exc))
-        report.failed_files.append(source.products_url)
-        run = import_run_record(
-            organization=organization,
-            report=report,
-            source=SOURCE,
-            started_at=started_at,
-            feed_name=source.products_url,
-            inventory_name=source.inventory_url,
-            stores_name=source.stores_url,
-            full=source.full,
-        )
-        return SyncOutcome(organization, FAILED, str(exc), run.pk)
+        return _fetch_failed(source, started_at, exc, report)
 
     changed = {kind: result for kind, result in fetched.items() if result.body is not None}
     if not changed:
@@ -123,6 +104,47 @@ def source_sync(*, source: FeedSource) -> SyncOutcome:
     if not report.succeeded:
         # The validators stay those of the last import, so the next run fetches it all again.
         return SyncOutcome(organization, FAILED, _first_error(report), run.pk)
+    _validators_save(source, changed)
+    return SyncOutcome(organization, SUCCEEDED, report.as_text().splitlines()[0], run.pk)
+
+
+def _fetch_all(source: FeedSource, report: ImportReport) -> dict[str, Fetched]:
+    """Each configured feed, its body None when unchanged; on a failure none stays open."""
+    fetched: dict[str, Fetched] = {}
+    try:
+        credentials = source_credentials(source)
+        for kind, attribute in FEEDS:
+            url = getattr(source, attribute)
+            if url:
+                fetched[kind] = _fetch(source, kind, url, credentials, report)
+    except BaseException:
+        for result in fetched.values():
+            _close(result.body)
+        raise
+    return fetched
+
+
+def _fetch_failed(
+    source: FeedSource, started_at: dt.datetime, exc: Exception, report: ImportReport
+) -> SyncOutcome:
+    """A failed run, recorded in the import history like any import."""
+    report.error(file=source.products_url, line=None, message=str(exc))
+    report.failed_files.append(source.products_url)
+    run = import_run_record(
+        organization=source.organization,
+        report=report,
+        source=SOURCE,
+        started_at=started_at,
+        feed_name=source.products_url,
+        inventory_name=source.inventory_url,
+        stores_name=source.stores_url,
+        full=source.full,
+    )
+    return SyncOutcome(source.organization, FAILED, str(exc), run.pk)
+
+
+def _validators_save(source: FeedSource, changed: dict[str, Fetched]) -> None:
+    """The ETag and Last-Modified of each feed imported, for the next run's conditional GET."""
     validators = dict(source.cache_validators)
     for kind, result in changed.items():
         validators[kind] = {
@@ -132,7 +154,6 @@ def source_sync(*, source: FeedSource) -> SyncOutcome:
         }
     FeedSource.objects.filter(pk=source.pk).update(cache_validators=validators)
     source.cache_validators = validators
-    return SyncOutcome(organization, SUCCEEDED, report.as_text().splitlines()[0], run.pk)
 
 
 def source_credentials(source: FeedSource) -> Credentials:
