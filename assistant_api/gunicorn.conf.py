@@ -33,6 +33,17 @@ loglevel = os.environ.get("LOG_LEVEL", "info").lower()
 proxy_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 
 
+def when_ready(server):
+    """Loads the language detector's models in the arbiter, before it forks the workers.
+
+    Its models (some 150 MB, held by lingua's native code, which Python's reference counts never
+    write to) then stay shared between the workers, copy-on-write, instead of one copy each.
+    """
+    from knowledge.language.detect import warm_up
+
+    warm_up()
+
+
 def post_worker_init(worker):
     """Freezes the startup heap (infrastructure/worker_tuning.py); ends the worker's open event
     streams as soon as it is asked to stop.
@@ -45,7 +56,7 @@ def post_worker_init(worker):
     from chats.stream.process_hub import shutdown_hub
     from knowledge.language.detect import warm_up
 
-    # The language detector's models load here (about a second), not on a shopper's message.
+    # Loaded in the arbiter already (when_ready); this only checks the fork has them.
     warm_up()
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
