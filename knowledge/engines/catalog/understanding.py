@@ -47,6 +47,10 @@ _FILTERING = re.compile(
     r"those that|the ones?|show (me )?(only|just))\b"
 )
 _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
+# "compare it with a similar camera": the product and another of its kind.
+_ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
+# "what other Apple products do you have?": others than the one in view.
+_OTHERS = re.compile(r"\b(other|else|more)\b")
 _WORD = re.compile(r"\w+")
 _PUNCTUATION = "!?.,;:\"'()¿¡"
 
@@ -108,6 +112,8 @@ class Understanding:
     store_code: str = ""
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
+    another: bool = False  # another product of a kind wished for ("a similar one")
+    others: bool = False  # products other than the one in view ("what else", "other")
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -476,6 +482,8 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         asked_color=colors[0] if colors else "",
         store_code=store_code,
         name_words=tuple(dict.fromkeys(name_words)),
+        another=bool(_ANOTHER.search(normalized)),
+        others=bool(_OTHERS.search(normalized)),
     )
 
 
