@@ -93,7 +93,7 @@ def is_product_question(u: Understanding) -> bool:
 
 
 def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Intent:
-    """The kind of turn; the engine may still fall back to a search (e.g. a name not found)."""
+    """The kind of turn; decision.decide may still fall back to a search (e.g. a name not found)."""
     c = u.constraints
     subject = c.has_subject()
     if u.out_of_scope and not (subject or c.brands):
