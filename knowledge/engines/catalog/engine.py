@@ -53,10 +53,10 @@ class CatalogEngine:
     def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         publisher.typing()
         context = tool_context_from(request)
-        reading, state = read(request, context.vocabulary)
+        reading = read(request, context.vocabulary)
         # Replies in the shopper's language: the translation catalogs of locale/.
         with translation.override(reading.language):
-            turn = converse(request, context, ToolCalls(publisher), reading, state)
+            turn = converse(request, context, ToolCalls(publisher), reading)
             decision = decide(
                 reading=turn.reading,
                 intent=turn.intent,
@@ -68,18 +68,14 @@ class CatalogEngine:
             return finish(turn, publisher, draft)
 
 
-def read(
-    request: ReplyRequest, vocabulary: Vocabulary
-) -> tuple[Understanding, dl.ConversationState]:
-    """The message's reading, in the language its reply is written in, and the conversation
-    state its history leaves."""
+def read(request: ReplyRequest, vocabulary: Vocabulary) -> Understanding:
+    """The message's reading, in the language its reply is written in."""
     reading = understand(request.message, vocabulary)
-    state = dl.conversation_state(request.history, vocabulary)
     language = reply_language(request, vocabulary, reading)
     if language != reading.language:
         # Too short to tell, or one the chat's language could have written: read so.
         reading = understand(request.message, vocabulary, language=language)
-    return reading, state
+    return reading
 
 
 def reply_language(request: ReplyRequest, vocabulary: Vocabulary, reading: Understanding) -> str:
@@ -103,10 +99,11 @@ def converse(
     context: ToolContext,
     tools: ToolCalls,
     reading: Understanding,
-    state: dl.ConversationState,
 ) -> Turn:
-    """The message in its conversation: the page's product and the store it asks about, the
+    """The message in its conversation: the state the history leaves (the search being
+    refined, the products shown), the page's product and the store it asks about, the
     reading about that product when it names it, and the turn's intent."""
+    state = dl.conversation_state(request.history, context.vocabulary)
     page = page_product(request, context, tools)
     if page is not None:
         reading = about_page(reading, page)
