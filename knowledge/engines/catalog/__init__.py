@@ -1,8 +1,10 @@
 """The built-in `catalog` assistant engine (the default): deterministic, no network, fast.
 
-Modules: `understanding` (what a message asks), `dialogue` (conversation state from the
-history), `finding` (search with relaxation), `tools` (the tool functions shown as events),
-`replies_*` (writing replies), `snapshots` (product snapshots), `suggestions`, `streaming`.
+Modules, in the order of a reply (engine.py runs them): `understanding` (what a message
+asks), `dialogue` (conversation state from the history, the turn's intent), `references`
+(the products a message points at), `decision` (the kind of reply), `writers` (one writer per
+kind) with `replies_*` (searches, products, limits) over `finding` (search with relaxation)
+and `tools` (the tool functions shown as events); `snapshots`, `suggestions`, `streaming`.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any
 
 from knowledge.canonical import InvalidUrlError, canonicalize_url
@@ -31,20 +32,41 @@ from knowledge.engines.catalog.vocabulary import Vocabulary
 
 logger = logging.getLogger(__name__)
 
-SMALLTALK = "smalltalk"
-OUT_OF_SCOPE = "out_of_scope"
-COMPARE = "compare"
-SIMILAR = "similar"
-PRODUCT = "product"  # about products already shown ("the second one", "is it in stock?")
-PAGE = "page"  # about the product of the page the shopper is on
-NAMED = "named"  # about a product named in the message, if the catalog has it
-MORE = "more"
-SEARCH = "search"
-CLARIFY = "clarify"  # a question about "it" when nothing is in view
-SHOP_POLICY = "shop_policy"  # delivery, returns, payment: not the catalog's
-NOT_IN_FEED = "not_in_feed"  # ratings, reviews, sales figures: no catalog holds them
-GIFT = "gift"  # gift ideas, with no product named
-UNKNOWN = "unknown"
+
+class Intent(StrEnum):
+    """What kind of turn a message is in the conversation (`classify`)."""
+
+    SMALLTALK = "smalltalk"
+    OUT_OF_SCOPE = "out_of_scope"
+    COMPARE = "compare"
+    SIMILAR = "similar"
+    PRODUCT = "product"  # about products already shown ("the second one", "is it in stock?")
+    PAGE = "page"  # about the product of the page the shopper is on
+    NAMED = "named"  # about a product named in the message, if the catalog has it
+    MORE = "more"
+    SEARCH = "search"
+    CLARIFY = "clarify"  # a question about "it" when nothing is in view
+    SHOP_POLICY = "shop_policy"  # delivery, returns, payment: not the catalog's
+    NOT_IN_FEED = "not_in_feed"  # ratings, reviews, sales figures: no catalog holds them
+    GIFT = "gift"  # gift ideas, with no product named
+    UNKNOWN = "unknown"
+
+
+# The intents by the short names `classify` and `state_advance` read them by.
+SMALLTALK = Intent.SMALLTALK
+OUT_OF_SCOPE = Intent.OUT_OF_SCOPE
+COMPARE = Intent.COMPARE
+SIMILAR = Intent.SIMILAR
+PRODUCT = Intent.PRODUCT
+PAGE = Intent.PAGE
+NAMED = Intent.NAMED
+MORE = Intent.MORE
+SEARCH = Intent.SEARCH
+CLARIFY = Intent.CLARIFY
+SHOP_POLICY = Intent.SHOP_POLICY
+NOT_IN_FEED = Intent.NOT_IN_FEED
+GIFT = Intent.GIFT
+UNKNOWN = Intent.UNKNOWN
 
 # The part of the history the state is rebuilt from (module docstring): more turns than a
 # search is refined over, and two full-length messages' worth of text.
@@ -70,8 +92,8 @@ def is_product_question(u: Understanding) -> bool:
     return bool(u.asks & PRODUCT_QUESTIONS) or asked_value or bool(u.topic)
 
 
-def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> str:
-    """The kind of turn; the engine may still fall back to a search (e.g. a name not found)."""
+def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Intent:
+    """The kind of turn; decision.decide may still fall back to a search (e.g. a name not found)."""
     c = u.constraints
     subject = c.has_subject()
     if u.out_of_scope and not (subject or c.brands):
@@ -260,7 +282,7 @@ def recent_turns(messages: list[Any]) -> list[Any]:
 
 
 def state_advance(
-    state: ConversationState, u: Understanding, kind: str, products: list[dict[str, Any]]
+    state: ConversationState, u: Understanding, kind: Intent, products: list[dict[str, Any]]
 ) -> None:
     """Moves the state past one turn of `kind` whose reply showed `products`."""
     if kind == SEARCH:

@@ -7,8 +7,10 @@ words, ranks the candidates the way a shop assistant would (in stock first, near
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 from accounts.models import Organization
@@ -353,14 +355,14 @@ def find(
 
     `keep` names wishes never relaxed (e.g. "category" when showing more of a search).
     """
-    first = search_once(
+    search = partial(
+        search_once,
         organization=organization,
         vocabulary=vocabulary,
-        constraints=constraints,
         store=store,
-        offset=offset,
         exclude_item_ids=exclude_item_ids,
     )
+    first = search(constraints=constraints, offset=offset)
     if first.exact or (offset and not first.loose) or (not relax and not first.loose):
         return Found(
             constraints=constraints,
@@ -371,8 +373,21 @@ def find(
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,
         )
-    # Give up as little as possible: one wish at a time first, in the order shoppers give
-    # them up; only if no single one helps, one after the other.
+    for plan in _relaxation_plans(constraints, relax=relax, keep=keep):
+        found = _relaxed_search(constraints, plan, search)
+        if found is not None:
+            return found
+    return _closest(constraints, first)
+
+
+_Relaxation = tuple[str, tuple[str, ...]]
+
+
+def _relaxation_plans(
+    constraints: Constraints, *, relax: bool, keep: tuple[str, ...]
+) -> list[list[_Relaxation]]:
+    """The wishes to give up, plan by plan: as little as possible, one wish at a time first,
+    in the order shoppers give them up; only if no single one helps, one after the other."""
     present = [
         (label, names)
         for label, names in (_RELAXATIONS if relax else [])
@@ -382,40 +397,42 @@ def find(
     plans = [[entry] for entry in present[:3]]
     if len(present) > 1:
         plans.append(present)
-    for plan in plans:
-        used = constraints
-        relaxed: list[str] = []
-        for label, names in plan:
-            used = _without(used, names)
-            relaxed.append(label)
-        if (
-            "price" in relaxed
-            and constraints.min_price is not None
-            and constraints.max_price is None
-        ):
-            # "over 5,000" relaxed: the priciest below it come nearest.
-            used = replace(used, sort=SORT_PRICIEST)
-        attempt = search_once(
-            organization=organization,
-            vocabulary=vocabulary,
-            constraints=used,
-            store=store,
-            exclude_item_ids=exclude_item_ids,
-        )
-        if attempt.exact:
-            ranked = rank(attempt.exact, used)
-            if "price" in relaxed and (constraints.min_price is not None or constraints.around):
-                ranked = _nearest_to_range(ranked, constraints)
-            return Found(
-                constraints=constraints,
-                used=used,
-                products=ranked,
-                total=attempt.total,
-                distinct_total=distinct_total(attempt.exact, attempt.total),
-                relaxed=relaxed,
-                searched_terms=attempt.terms,
-                unmatched_terms=attempt.unmatched,
-            )
+    return plans
+
+
+def _relaxed_search(
+    constraints: Constraints, plan: list[_Relaxation], search: Callable[..., Attempt]
+) -> Found | None:
+    """The products found without the plan's wishes, or None when there are none."""
+    used = constraints
+    relaxed: list[str] = []
+    for label, names in plan:
+        used = _without(used, names)
+        relaxed.append(label)
+    if "price" in relaxed and constraints.min_price is not None and constraints.max_price is None:
+        # "over 5,000" relaxed: the priciest below it come nearest.
+        used = replace(used, sort=SORT_PRICIEST)
+    attempt = search(constraints=used)
+    if not attempt.exact:
+        return None
+    ranked = rank(attempt.exact, used)
+    if "price" in relaxed and (constraints.min_price is not None or constraints.around):
+        ranked = _nearest_to_range(ranked, constraints)
+    return Found(
+        constraints=constraints,
+        used=used,
+        products=ranked,
+        total=attempt.total,
+        distinct_total=distinct_total(attempt.exact, attempt.total),
+        relaxed=relaxed,
+        searched_terms=attempt.terms,
+        unmatched_terms=attempt.unmatched,
+    )
+
+
+def _closest(constraints: Constraints, first: Attempt) -> Found:
+    """Nothing has every word, even with the other wishes relaxed: the closest matches of the
+    first search, still within every other wish, with "words" named as what was relaxed."""
     # The search's any-word fallback and typo correction may bring products that share no
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2]
@@ -429,25 +446,23 @@ def find(
         loose = [p for p in loose if _named_by(p, said)]
     # The products sharing most of the shopper's words first ("dry on a rainy walk").
     loose.sort(key=lambda p: -shared[p.pk])
-    if loose:
-        # Nothing has every word, even with the other wishes relaxed: the closest matches,
-        # still within every other wish, with "words" named as what was relaxed.
+    if not loose:
         return Found(
             constraints=constraints,
             used=constraints,
-            products=rank(loose, constraints),
-            total=len(loose),
-            distinct_total=len(one_per_group(loose)),
-            relaxed=["words"],
+            products=[],
+            total=0,
+            relaxed=[],
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,
         )
     return Found(
         constraints=constraints,
         used=constraints,
-        products=[],
-        total=0,
-        relaxed=[],
+        products=rank(loose, constraints),
+        total=len(loose),
+        distinct_total=len(one_per_group(loose)),
+        relaxed=["words"],
         searched_terms=first.terms,
         unmatched_terms=first.unmatched,
     )

@@ -161,65 +161,63 @@ def price_limits(text: str) -> tuple[PriceLimits, str]:
     """
     limits = PriceLimits()
     reading = _Reading(text)
+    for before, middle in _RANGES:
+        _read_ranges(reading, limits, before, middle)
+    for before, after, found in _SINGLES:
+        _read_singles(reading, limits, before, after, found)
+    _read_bare_amounts(reading, limits)
+    if limits.around is not None and limits.min_price is None and limits.max_price is None:
+        # "around 50": within a fifth either way, closest first (see search step).
+        limits.min_price = (limits.around * Decimal("0.8")).quantize(Decimal("0.01"))
+        limits.max_price = (limits.around * Decimal("1.2")).quantize(Decimal("0.01"))
+    reading.kind_starts()
+    return limits, reading.text
 
-    def ranges(before: re.Pattern[str] | None, middle: re.Pattern[str]) -> None:
-        reading.kind_starts()
-        starts = reading.starts_before(before)
-        for low, high in zip(reading.amounts, reading.amounts[1:], strict=False):
-            start = starts.get(low.start)
-            if low.taken or high.taken or start is None or not reading.joined(low, high, middle):
-                continue
-            if before is None and not (low.currency or high.currency):
-                continue  # "2-3" is a quantity, "$20-30" a price range
-            reading.take(start, high.end, low, high)
-            if low.value is not None and high.value is not None:
-                limits.min_price = min(low.value, high.value)
-                limits.max_price = max(low.value, high.value)
 
-    def single(
-        before: re.Pattern[str] | None,
-        after: re.Pattern[str] | None,
-        found: Callable[[Decimal], bool],
-    ) -> None:
-        reading.kind_starts()
-        starts = reading.starts_before(before)
-        for amount in reading.free():
-            start = starts.get(amount.start)
-            end = reading.end_after(amount, after)
-            if start is None or end is None:
-                continue
-            # An amount out of range is no limit, but its phrase is not searched either.
-            if amount.value is None or found(amount.value):
-                reading.take(start, end, amount)
+def _read_ranges(
+    reading: _Reading,
+    limits: PriceLimits,
+    before: re.Pattern[str] | None,
+    middle: re.Pattern[str],
+) -> None:
+    """Ranges of two amounts: "between 20 and 40", "from 20 to 40", "$20-30"."""
+    reading.kind_starts()
+    starts = reading.starts_before(before)
+    for low, high in zip(reading.amounts, reading.amounts[1:], strict=False):
+        start = starts.get(low.start)
+        if low.taken or high.taken or start is None or not reading.joined(low, high, middle):
+            continue
+        if before is None and not (low.currency or high.currency):
+            continue  # "2-3" is a quantity, "$20-30" a price range
+        reading.take(start, high.end, low, high)
+        if low.value is not None and high.value is not None:
+            limits.min_price = min(low.value, high.value)
+            limits.max_price = max(low.value, high.value)
 
-    def around(value: Decimal) -> bool:
-        if value > 0:
-            limits.around = value
-        return value > 0
 
-    def at_most(value: Decimal) -> bool:
-        limits.max_price = value
-        return True
+def _read_singles(
+    reading: _Reading,
+    limits: PriceLimits,
+    before: re.Pattern[str] | None,
+    after: re.Pattern[str] | None,
+    found: Callable[[PriceLimits, Decimal], bool],
+) -> None:
+    """One amount with the words of a kind of limit before or after it; `found` sets the
+    limit and says whether the amount makes one."""
+    reading.kind_starts()
+    starts = reading.starts_before(before)
+    for amount in reading.free():
+        start = starts.get(amount.start)
+        end = reading.end_after(amount, after)
+        if start is None or end is None:
+            continue
+        # An amount out of range is no limit, but its phrase is not searched either.
+        if amount.value is None or found(limits, amount.value):
+            reading.take(start, end, amount)
 
-    def at_least(value: Decimal) -> bool:
-        limits.min_price = value
-        return True
 
-    ranges(_BETWEEN_BEFORE, _BETWEEN_AND)
-    ranges(_FROM_BEFORE, _FROM_TO)
-    ranges(None, _DASH)
-    single(_AROUND_BEFORE, None, around)
-    single(_TILDE_BEFORE, None, around)
-    single(_IN_THE_BEFORE, _RANGE_AFTER, around)
-    single(None, _AROUND_AFTER, around)
-    single(_BUDGET_BEFORE, None, at_most)
-    single(_UNDER_BEFORE, None, at_most)
-    single(_AT_MOST_BEFORE, None, at_most)
-    single(None, _MAX_AFTER, at_most)
-    single(_OVER_BEFORE, None, at_least)
-    single(_AT_LEAST_BEFORE, None, at_least)
-    single(None, _MIN_AFTER, at_least)
-    # A bare amount with a currency ("headphones $100") reads as a budget.
+def _read_bare_amounts(reading: _Reading, limits: PriceLimits) -> None:
+    """A bare amount with a currency ("headphones $100") reads as a budget."""
     for amount in reading.free():
         if not amount.currency or limits.max_price is not None:
             continue
@@ -228,9 +226,47 @@ def price_limits(text: str) -> tuple[PriceLimits, str]:
         elif amount.value > 0:
             limits.max_price = amount.value
             reading.take(amount.start, amount.end, amount)
-    if limits.around is not None and limits.min_price is None and limits.max_price is None:
-        # "around 50": within a fifth either way, closest first (see search step).
-        limits.min_price = (limits.around * Decimal("0.8")).quantize(Decimal("0.01"))
-        limits.max_price = (limits.around * Decimal("1.2")).quantize(Decimal("0.01"))
-    reading.kind_starts()
-    return limits, reading.text
+
+
+def _around(limits: PriceLimits, value: Decimal) -> bool:
+    if value > 0:
+        limits.around = value
+    return value > 0
+
+
+def _at_most(limits: PriceLimits, value: Decimal) -> bool:
+    limits.max_price = value
+    return True
+
+
+def _at_least(limits: PriceLimits, value: Decimal) -> bool:
+    limits.min_price = value
+    return True
+
+
+# The kinds of phrase, in the order they are read (price_limits).
+_RANGES: tuple[tuple[re.Pattern[str] | None, re.Pattern[str]], ...] = (
+    (_BETWEEN_BEFORE, _BETWEEN_AND),
+    (_FROM_BEFORE, _FROM_TO),
+    (None, _DASH),
+)
+_SINGLES: tuple[
+    tuple[
+        re.Pattern[str] | None,
+        re.Pattern[str] | None,
+        Callable[[PriceLimits, Decimal], bool],
+    ],
+    ...,
+] = (
+    (_AROUND_BEFORE, None, _around),
+    (_TILDE_BEFORE, None, _around),
+    (_IN_THE_BEFORE, _RANGE_AFTER, _around),
+    (None, _AROUND_AFTER, _around),
+    (_BUDGET_BEFORE, None, _at_most),
+    (_UNDER_BEFORE, None, _at_most),
+    (_AT_MOST_BEFORE, None, _at_most),
+    (None, _MAX_AFTER, _at_most),
+    (_OVER_BEFORE, None, _at_least),
+    (_AT_LEAST_BEFORE, None, _at_least),
+    (None, _MIN_AFTER, _at_least),
+)

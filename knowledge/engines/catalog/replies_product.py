@@ -93,74 +93,86 @@ def _location_text(location: Any) -> str:
 def availability_sentences(
     product: Product, rows: list[StoreInventory], store: Store | None, *, every_store: bool = False
 ) -> list[str]:
-    name = product.title
-    sentences: list[str] = []
+    """Whether the product is in stock: in every store (`every_store`), in the shopper's store
+    and the others, else online and in the stores that have it."""
     in_stores = [r for r in rows if in_store_stock(r.availability, r.quantity)]
     if every_store:
-        # "Which stores have it in stock?": every store, whichever one the shopper is in.
-        if not in_stores:
-            return [
-                gettext("The %(name)s is not in stock in any of our stores right now.")
-                % {"name": name}
-            ] + (
-                [gettext("You can still order it online.")]
-                if product.availability == Availability.IN_STOCK
-                else []
-            )
-        listed = [
-            f"{_where(r.store)} {_available(r.quantity)}"
-            + (f" ({_location_text(r.location)})" if _location_text(r.location) else "")
-            for r in in_stores
-        ]
-        return [
-            gettext("The %(name)s is in stock at %(stores)s.")
-            % {"name": name, "stores": ph.join(listed)}
-        ]
+        return _every_store_sentences(product, in_stores)
     if store is not None:
-        row = next((r for r in rows if r.store_id == store.pk), None)
-        if row is not None and row.availability == Availability.IN_STOCK:
-            count = " " + _available(row.quantity) if row.quantity else ""
-            where = _location_text(row.location)
-            sentences.append(
-                gettext("Yes, the %(name)s is in stock at %(store)s%(count)s")
-                % {"name": name, "store": _where(store), "count": count}
-                + (
-                    "; " + gettext("you'll find it at %(where)s.") % {"where": where}
-                    if where
-                    else "."
-                )
-            )
-            return sentences
-        sentences.append(
-            gettext("The %(name)s is currently out of stock at %(store)s.")
-            % {"name": name, "store": _where(store)}
+        return _store_sentences(product, rows, in_stores, store)
+    return _online_sentences(product, in_stores)
+
+
+def _every_store_sentences(product: Product, in_stores: list[StoreInventory]) -> list[str]:
+    """ "Which stores have it in stock?": every store, whichever one the shopper is in."""
+    name = product.title
+    if not in_stores:
+        return [
+            gettext("The %(name)s is not in stock in any of our stores right now.") % {"name": name}
+        ] + (
+            [gettext("You can still order it online.")]
+            if product.availability == Availability.IN_STOCK
+            else []
         )
-        others = [r for r in in_stores if r.store_id != store.pk][:3]
-        if others:
-            sentences.append(
-                gettext("It is available at %(stores)s.")
-                % {
-                    "stores": ph.join(
-                        [f"{_where(r.store)} {_available(r.quantity)}" for r in others]
-                    )
-                }
-            )
-        elif product.availability == Availability.IN_STOCK:
-            sentences.append(gettext("You can still order it online."))
-        return sentences
-    status = product.availability
-    values = {"name": name, "count": " " + _available(product.quantity) if product.quantity else ""}
-    if status == Availability.IN_STOCK:
-        sentences.append(gettext("Yes, the %(name)s is in stock%(count)s.") % values)
-    elif status == Availability.PREORDER:
-        sentences.append(gettext("The %(name)s is available to pre-order.") % values)
-    elif status == Availability.BACKORDER:
+    listed = [
+        f"{_where(r.store)} {_available(r.quantity)}"
+        + (f" ({_location_text(r.location)})" if _location_text(r.location) else "")
+        for r in in_stores
+    ]
+    return [
+        gettext("The %(name)s is in stock at %(stores)s.")
+        % {"name": name, "stores": ph.join(listed)}
+    ]
+
+
+def _store_sentences(
+    product: Product, rows: list[StoreInventory], in_stores: list[StoreInventory], store: Store
+) -> list[str]:
+    """The product's stock in the shopper's store (and where in it), else in other stores or
+    online."""
+    name = product.title
+    row = next((r for r in rows if r.store_id == store.pk), None)
+    if row is not None and row.availability == Availability.IN_STOCK:
+        count = " " + _available(row.quantity) if row.quantity else ""
+        where = _location_text(row.location)
+        return [
+            gettext("Yes, the %(name)s is in stock at %(store)s%(count)s")
+            % {"name": name, "store": _where(store), "count": count}
+            + ("; " + gettext("you'll find it at %(where)s.") % {"where": where} if where else ".")
+        ]
+    sentences = [
+        gettext("The %(name)s is currently out of stock at %(store)s.")
+        % {"name": name, "store": _where(store)}
+    ]
+    others = [r for r in in_stores if r.store_id != store.pk][:3]
+    if others:
         sentences.append(
+            gettext("It is available at %(stores)s.")
+            % {"stores": ph.join([f"{_where(r.store)} {_available(r.quantity)}" for r in others])}
+        )
+    elif product.availability == Availability.IN_STOCK:
+        sentences.append(gettext("You can still order it online."))
+    return sentences
+
+
+def _online_sentences(product: Product, in_stores: list[StoreInventory]) -> list[str]:
+    """The product's online availability, then the stores that have it."""
+    status = product.availability
+    values = {
+        "name": product.title,
+        "count": " " + _available(product.quantity) if product.quantity else "",
+    }
+    if status == Availability.IN_STOCK:
+        sentences = [gettext("Yes, the %(name)s is in stock%(count)s.") % values]
+    elif status == Availability.PREORDER:
+        sentences = [gettext("The %(name)s is available to pre-order.") % values]
+    elif status == Availability.BACKORDER:
+        sentences = [
             gettext("The %(name)s is on backorder: you can order it now and it ships later.")
             % values
-        )
+        ]
     else:
-        sentences.append(gettext("Sorry, the %(name)s is out of stock online right now.") % values)
+        sentences = [gettext("Sorry, the %(name)s is out of stock online right now.") % values]
     if in_stores:
         sentences.append(
             gettext("In our stores: %(stores)s.")
@@ -238,20 +250,7 @@ def variant_sentences(
     The variant keeps the product's other attribute where it can ("in L" of the black tee
     is the black one in L), and its stock is that of the shopper's store when given.
     """
-    kind = "size" if attribute == "size" else "colour"
-    sized = [v for v in variants if v.size]
-    if (
-        attribute == "size"
-        and sized
-        and all(re.search(r"\d\s?(gb|tb)\b", v.size.lower()) for v in sized)
-    ):
-        kind = "storage option"
-    label, labels = {
-        "size": (gettext("size"), gettext("sizes")),
-        "colour": (gettext("colour"), gettext("colours")),
-        "storage option": (gettext("storage option"), gettext("storage options")),
-    }[kind]
-    other = "color" if attribute == "size" else "size"
+    label, labels = _variant_labels(variants, attribute)
     values = _sorted_values(variants, attribute)
     said = {"name": product.title, "label": label, "labels": labels, "values": ph.join(values)}
     if not values:
@@ -260,7 +259,6 @@ def variant_sentences(
         said["labels"] = labels if len(values) > 1 else label
         text = _values_text(said, values, variants, attribute, store, rows, stocked)
         return [text], None
-
     matching = [v for v in variants if getattr(v, attribute).lower() == asked.lower()]
     if not matching:
         said["asked"] = asked
@@ -271,6 +269,39 @@ def variant_sentences(
             )
             % said
         ], None
+    return _asked_variant_sentences(product, matching, attribute, said, store=store, rows=rows)
+
+
+def _variant_labels(variants: list[Product], attribute: str) -> tuple[str, str]:
+    """The words for the attribute, singular and plural: sizes, colours, or storage options
+    when every size is one ("128 GB")."""
+    kind = "size" if attribute == "size" else "colour"
+    sized = [v for v in variants if v.size]
+    if (
+        attribute == "size"
+        and sized
+        and all(re.search(r"\d\s?(gb|tb)\b", v.size.lower()) for v in sized)
+    ):
+        kind = "storage option"
+    return {
+        "size": (gettext("size"), gettext("sizes")),
+        "colour": (gettext("colour"), gettext("colours")),
+        "storage option": (gettext("storage option"), gettext("storage options")),
+    }[kind]
+
+
+def _asked_variant_sentences(
+    product: Product,
+    matching: list[Product],
+    attribute: str,
+    said: dict[str, str],
+    *,
+    store: Store | None,
+    rows: dict[int, StoreInventory],
+) -> tuple[list[str], Product]:
+    """The variant in the value asked for (`matching` its variants), its price and stock,
+    and the variants of that value in stock when it is not."""
+    other = "color" if attribute == "size" else "size"
     same_other = [v for v in matching if getattr(v, other) == getattr(product, other)]
     pool = same_other or matching
     variant = next((v for v in pool if v.availability == Availability.IN_STOCK), pool[0])
@@ -280,7 +311,8 @@ def variant_sentences(
     said.update(
         value=value,
         price=money(variant.current_price, variant.currency),
-        described=f"{label} {value}" + (f" ({extra.lower()})" if extra and not same_other else ""),
+        described=f"{said['label']} {value}"
+        + (f" ({extra.lower()})" if extra and not same_other else ""),
         stock=ph.stock_phrase(variant, store, row),
     )
     status, _quantity = stock_of(variant, store, row)
@@ -459,7 +491,6 @@ def product_reply(
     items: list[Item] = []
     variants: list[Product] = []
     for product in products[:4]:
-        shown = product
         if "details" in aspects or {"sizes", "colors", "price", "topic"} & set(aspects):
             _tool_result, variants = tools.run(
                 "get_product",
@@ -467,70 +498,8 @@ def product_reply(
                 partial(get_product, context, product=product),
                 _response,
             )
-        variant_rows = inventory_for(variants, store) if store is not None else {}
-        if "sizes" in aspects:
-            lines, variant = variant_sentences(
-                product,
-                variants,
-                "size",
-                u.asked_size,
-                store=store,
-                rows=variant_rows,
-                stocked="in stock values" in aspects,
-            )
-            sentences += lines
-            shown = variant or product
-        if "colors" in aspects:
-            lines, variant = variant_sentences(
-                shown,
-                variants,
-                "color",
-                u.asked_color,
-                store=store,
-                rows=variant_rows,
-                stocked="in stock values" in aspects,
-            )
-            sentences += lines
-            shown = variant or shown
-        if "topic" in aspects:
-            sentences += topic_sentences(product, u.topic, variants)
-        if "material" in aspects:
-            sentences += material_sentences(product)
-        if "availability" in aspects:
-            _tool_result, rows = tools.run(
-                "check_availability",
-                {
-                    "gtin": product.gtin or product.item_id,
-                    **({"store": store.code} if store else {}),
-                },
-                partial(check_availability, context, product=product, store=store),
-                _response,
-            )
-            every_store = bool(
-                re.search(r"\b(which|what|other|any) (of your )?stores?\b", u.normalized)
-            )
-            sentences += availability_sentences(product, rows, store, every_store=every_store)
-        if "price" in aspects:
-            sentences += price_sentences(product)
-        if "brand" in aspects:
-            sentences.append(
-                gettext("The %(name)s is made by %(brand)s.")
-                % {"name": product.title, "brand": product.brand}
-                if product.brand
-                else gettext("The catalog doesn't list a brand for the %(name)s.")
-                % {"name": product.title}
-            )
-        if "category" in aspects:
-            sentences.append(
-                gettext("The %(name)s is in our %(category)s category.")
-                % {"name": product.title, "category": product.category}
-                if product.category
-                else gettext("The %(name)s has no category in the catalog.")
-                % {"name": product.title}
-            )
-        if "details" in aspects:
-            row = inventory_for([product], store).get(product.pk) if store else None
-            sentences += details_sentences(product, variants, u, store=store, row=row)
+        lines, shown = _variant_answers(product, variants, u, aspects, store=store)
+        sentences += lines + _aspect_answers(context, tools, product, variants, u, aspects, store)
         items.append(Item(product=shown, reasons=[]))
     rows_by_product = inventory_for([i.product for i in items], context.store)
     for item in items:
@@ -554,6 +523,97 @@ def product_reply(
         if len(products) == 1
         else sg.compare_suggestions(context.vocabulary),
     )
+
+
+def _variant_answers(
+    product: Product,
+    variants: list[Product],
+    u: Understanding,
+    aspects: list[str],
+    *,
+    store: Store | None,
+) -> tuple[list[str], Product]:
+    """The sizes and colours asked about, and the product to show: the variant asked for
+    ("in L": the product in L), else the product."""
+    sentences: list[str] = []
+    shown = product
+    rows = inventory_for(variants, store) if store is not None else {}
+    stocked = "in stock values" in aspects
+    if "sizes" in aspects:
+        lines, variant = variant_sentences(
+            product, variants, "size", u.asked_size, store=store, rows=rows, stocked=stocked
+        )
+        sentences += lines
+        shown = variant or product
+    if "colors" in aspects:
+        lines, variant = variant_sentences(
+            shown, variants, "color", u.asked_color, store=store, rows=rows, stocked=stocked
+        )
+        sentences += lines
+        shown = variant or shown
+    return sentences, shown
+
+
+def _aspect_answers(
+    context: ToolContext,
+    tools: ToolCalls,
+    product: Product,
+    variants: list[Product],
+    u: Understanding,
+    aspects: list[str],
+    store: Store | None,
+) -> list[str]:
+    """The answers about the product beyond its variants, in `ASPECT_ORDER`."""
+    sentences: list[str] = []
+    if "topic" in aspects:
+        sentences += topic_sentences(product, u.topic, variants)
+    if "material" in aspects:
+        sentences += material_sentences(product)
+    if "availability" in aspects:
+        sentences += _availability_answer(context, tools, product, u, store)
+    if "price" in aspects:
+        sentences += price_sentences(product)
+    if "brand" in aspects:
+        sentences.append(
+            gettext("The %(name)s is made by %(brand)s.")
+            % {"name": product.title, "brand": product.brand}
+            if product.brand
+            else gettext("The catalog doesn't list a brand for the %(name)s.")
+            % {"name": product.title}
+        )
+    if "category" in aspects:
+        sentences.append(
+            gettext("The %(name)s is in our %(category)s category.")
+            % {"name": product.title, "category": product.category}
+            if product.category
+            else gettext("The %(name)s has no category in the catalog.") % {"name": product.title}
+        )
+    if "details" in aspects:
+        row = inventory_for([product], store).get(product.pk) if store else None
+        sentences += details_sentences(product, variants, u, store=store, row=row)
+    return sentences
+
+
+def _availability_answer(
+    context: ToolContext,
+    tools: ToolCalls,
+    product: Product,
+    u: Understanding,
+    store: Store | None,
+) -> list[str]:
+    """The product's stock from the `check_availability` tool, in every store when the
+    message asks which stores have it."""
+    _tool_result, rows = tools.run(
+        "check_availability",
+        {
+            "gtin": product.gtin or product.item_id,
+            **({"store": store.code} if store else {}),
+        },
+        partial(check_availability, context, product=product, store=store),
+        _response,
+    )
+    every_store = bool(re.search(r"\b(which|what|other|any) (of your )?stores?\b", u.normalized))
+    return availability_sentences(product, rows, store, every_store=every_store)
 
 
 def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product]) -> Draft:

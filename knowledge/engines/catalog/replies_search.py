@@ -297,63 +297,26 @@ def similar_reply(
     pricier: bool,
 ) -> Draft:
     """Alternatives to `base`: its category, optionally cheaper or pricier, never itself."""
-    genders = wishes.genders or ((base.gender, "unisex") if base.gender else ())
-    constraints = replace(
-        wishes,
-        terms=(),
-        genders=genders,
-        category=base.category,
-        sort="",
-        max_price=base.current_price if cheaper else wishes.max_price,
-        max_exclusive=cheaper or wishes.max_exclusive,
-        min_price=base.current_price if pricier else wishes.min_price,
-        min_exclusive=pricier or wishes.min_exclusive,
-        around=None if (cheaper or pricier) else wishes.around,
-    )
+    constraints = _similar_constraints(base, wishes, cheaper=cheaper, pricier=pricier)
     found, shown = _alternatives(context, tools, base, constraints, cheaper or pricier)
     if not cheaper and not pricier:
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))
-    name = ph.name_of(base)
     if not shown:
-        text = (
-            gettext("The %(name)s is the most affordable %(kind)s we have.")
-            if cheaper
-            else gettext("The %(name)s is our most premium %(kind)s.")
-            if pricier
-            else gettext(
-                "I couldn't find anything else like the %(name)s in our catalog right now."
-            )
-        ) % {"name": name, "kind": product_kind(base) or gettext("product")}
-        return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
+        return _no_alternatives(context, base, cheaper=cheaper, pricier=pricier)
     query = f"similar to {base.title}" + (
         ", cheaper" if cheaper else ", pricier" if pricier else ""
     )
     # Reasons speak of the shopper's own wishes, not of the internal price bound.
     items = items_for(context, shown, replace(wishes, terms=()), query)
-    kind = ph.subject_phrase(constraints, 1)
-    now = ph.money(base.current_price, base.currency)
-    values = {"name": name, "kind": kind, "now": now, "title": base.title}
-    if found.relaxed and cheaper:
-        lead = gettext(
-            "The %(name)s is already the most affordable %(kind)s we have at %(now)s. "
-            "The closest alternatives are:"
-        )
-    elif found.relaxed and pricier:
-        lead = gettext("The %(name)s is already our most premium %(kind)s. Similar options:")
-    elif cheaper:
-        lead = gettext("Here are alternatives to the %(name)s (now %(now)s) that cost less:")
-    elif pricier:
-        lead = gettext("Here are higher-end alternatives to the %(name)s (now %(now)s):")
-    else:
-        lead = gettext("Here are products similar to the %(name)s:")
+    values = {
+        "name": ph.name_of(base),
+        "kind": ph.subject_phrase(constraints, 1),
+        "now": ph.money(base.current_price, base.currency),
+        "title": base.title,
+    }
     for item in items:
-        price = item.product.current_price
-        if price < base.current_price:
-            item.reasons.insert(0, gettext("cheaper than the %(title)s") % values)
-        elif price > base.current_price:
-            item.reasons.insert(0, gettext("a step up from the %(title)s") % values)
-        else:
-            item.reasons.insert(0, gettext("the same price as the %(title)s") % values)
+        item.reasons.insert(0, _against_base(item.product, base) % values)
+    lead = _similar_lead(relaxed=bool(found.relaxed), cheaper=cheaper, pricier=pricier)
     lines = [lead % values] + [ph.product_line(i.product, i.reasons[:1]) for i in items]
     lines.append(gettext("Would you like me to compare one of them with the original?"))
     suggestions = [gettext("Compare the first two")] if len(shown) >= 2 else []
@@ -366,6 +329,62 @@ def similar_reply(
         items=items,
         suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary)),
     )
+
+
+def _similar_constraints(
+    base: Product, wishes: Constraints, *, cheaper: bool, pricier: bool
+) -> Constraints:
+    """The search for alternatives: the base's category (and gender), the shopper's other
+    wishes, below or above its price for cheaper or pricier ones."""
+    genders = wishes.genders or ((base.gender, "unisex") if base.gender else ())
+    return replace(
+        wishes,
+        terms=(),
+        genders=genders,
+        category=base.category,
+        sort="",
+        max_price=base.current_price if cheaper else wishes.max_price,
+        max_exclusive=cheaper or wishes.max_exclusive,
+        min_price=base.current_price if pricier else wishes.min_price,
+        min_exclusive=pricier or wishes.min_exclusive,
+        around=None if (cheaper or pricier) else wishes.around,
+    )
+
+
+def _no_alternatives(context: ToolContext, base: Product, *, cheaper: bool, pricier: bool) -> Draft:
+    text = (
+        gettext("The %(name)s is the most affordable %(kind)s we have.")
+        if cheaper
+        else gettext("The %(name)s is our most premium %(kind)s.")
+        if pricier
+        else gettext("I couldn't find anything else like the %(name)s in our catalog right now.")
+    ) % {"name": ph.name_of(base), "kind": product_kind(base) or gettext("product")}
+    return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
+
+
+def _similar_lead(*, relaxed: bool, cheaper: bool, pricier: bool) -> str:
+    """The sentence before the alternatives (a template of name, kind and now)."""
+    if relaxed and cheaper:
+        return gettext(
+            "The %(name)s is already the most affordable %(kind)s we have at %(now)s. "
+            "The closest alternatives are:"
+        )
+    if relaxed and pricier:
+        return gettext("The %(name)s is already our most premium %(kind)s. Similar options:")
+    if cheaper:
+        return gettext("Here are alternatives to the %(name)s (now %(now)s) that cost less:")
+    if pricier:
+        return gettext("Here are higher-end alternatives to the %(name)s (now %(now)s):")
+    return gettext("Here are products similar to the %(name)s:")
+
+
+def _against_base(product: Product, base: Product) -> str:
+    """The alternative's first reason: its price beside the base's (a template of title)."""
+    if product.current_price < base.current_price:
+        return gettext("cheaper than the %(title)s")
+    if product.current_price > base.current_price:
+        return gettext("a step up from the %(title)s")
+    return gettext("the same price as the %(title)s")
 
 
 def nearest_of_kind(context: ToolContext, tools: ToolCalls, base: Product) -> Product | None:

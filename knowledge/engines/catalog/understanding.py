@@ -47,6 +47,10 @@ _FILTERING = re.compile(
     r"those that|the ones?|show (me )?(only|just))\b"
 )
 _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
+# "compare it with a similar camera": the product and another of its kind.
+_ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
+# "what other Apple products do you have?": others than the one in view.
+_OTHERS = re.compile(r"\b(other|else|more)\b")
 _WORD = re.compile(r"\w+")
 _PUNCTUATION = "!?.,;:\"'()¿¡"
 
@@ -108,6 +112,8 @@ class Understanding:
     store_code: str = ""
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
+    another: bool = False  # another product of a kind wished for ("a similar one")
+    others: bool = False  # products other than the one in view ("what else", "other")
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -320,106 +326,80 @@ def _sizes(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
 
 
 def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
+    """The reading of `text` (in the engine's words): what it names, then how it asks."""
     normalized = normalize(text)
+    asks = _asks(normalized)
+    found = _found(normalized, asks, vocabulary)
+    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
+    constraints = (
+        Constraints() if out_of_scope else _for_recipient(found.constraints, normalized, vocabulary)
+    )
+    said = found.constraints
+    return Understanding(
+        text=text,
+        normalized=normalized,
+        constraints=constraints,
+        smalltalk=found.smalltalk,
+        out_of_scope=out_of_scope,
+        asks=asks,
+        ordinals=_ordinals(normalized),
+        pronoun=bool(lx.PRONOUNS.search(normalized)),
+        plural_reference=bool(lx.PLURAL_REFERENCE.search(normalized))
+        or bool(_REF_WORDS.search(normalized)),
+        followup_start=bool(_FOLLOWUP_START.search(normalized)),
+        subject_switch=bool(_SUBJECT_SWITCH.search(normalized)),
+        filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
+        interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
+        topic=found.topic,
+        not_in_feed=found.not_in_feed,
+        shop_policy=bool(lx.SHOP_POLICY.search(normalized))
+        and not said.category
+        and not said.brands,
+        gift=bool(lx.GIFT.search(normalized)),
+        asked_size=said.sizes[0] if said.sizes else "",
+        asked_color=said.colors[0] if said.colors else "",
+        store_code=found.store_code,
+        name_words=tuple(dict.fromkeys(found.name_words)),
+        another=bool(_ANOTHER.search(normalized)),
+        others=bool(_OTHERS.search(normalized)),
+    )
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What a message's words name, each kind read and blanked from the text in turn."""
+
+    constraints: Constraints
+    name_words: list[str]  # brand words and search terms, which could name a product
+    store_code: str
+    not_in_feed: str
+    topic: str
+    smalltalk: str
+
+
+def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
+    """The wishes and names of the message; each step reads what earlier ones left."""
     work = f" {normalized} "
     limits, work = price_limits(work)
-
-    asks = _asks(normalized)
     if "cheaper" in asks or "pricier" in asks:
         work = lx.CHEAPER.sub(" ", lx.PRICIER.sub(" ", work))
     in_stock, on_sale, sort, work = _stock_sale_sort(work)
-
-    brands: list[str] = []
-    exclude_brands: list[str] = []
-    name_words: list[str] = []
-    brand_spans: list[tuple[int, int]] = []
-    for named in vocabulary.index("brands").find(work):
-        before = _excluded_before(work, named.start)
-        if before is not None:
-            exclude_brands.append(named.value)
-            brand_spans.append((before, named.end))
-        else:
-            brands.append(named.value)
-            name_words.extend(work[named.start : named.end].split())
-            brand_spans.append((named.start, named.end))
-    work = _blank_spans(work, brand_spans)
-
+    brands, exclude_brands, name_words, work = _brands(work, vocabulary)
     store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
-
     sizes, work = _sizes(work, vocabulary)
-    asked_size = sizes[0] if sizes else ""
-
-    colors: list[str] = []
-    materials: list[str] = []
-    genders: list[str] = []
-    for kind, values in (("colors", colors), ("materials", materials)):
-        phrase_matches = vocabulary.index(kind).find(work)
-        values.extend(named.value for named in phrase_matches)
-        work = _blank_spans(work, [(named.start, named.end) for named in phrase_matches])
-    for word in work.split():
-        if word in lx.COLORS:
-            colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
-        elif word in lx.MATERIALS:
-            materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
-    work = _words_removed(work, {value.lower() for value in colors + materials})
-
+    colors, materials, work = _colors_and_materials(work, vocabulary)
     not_in_feed, work = _not_in_feed(work, vocabulary)
-    topic = ""
-    for name, (pattern, _) in lx.TOPICS.items():
-        if pattern.search(work):
-            topic = topic or name
-            work = pattern.sub(lambda m: " " * len(m.group(0)), work)
-            extra = lx.TOPIC_EXTRA.get(name)
-            if extra is not None:
-                work = extra.sub(lambda m: " " * len(m.group(0)), work)
+    topic, work = _topic(work)
     # Question and small-talk phrases say what is asked, not what is searched for.
-    for pattern in (
-        lx.BRAND_QUESTION,
-        lx.MATERIAL_QUESTION,
-        lx.CATEGORY_QUESTION,
-        lx.SIZE_QUESTION,
-        lx.COLOR_QUESTION,
-        lx.COMES_IN,
-        lx.AVAILABILITY,
-        lx.PRICE_QUESTION,
-        lx.DETAILS,
-        lx.SIMILAR,
-        lx.COMPARE,
-        lx.SHOW_MORE,
-        lx.THANKS,
-        lx.GOODBYE,
-        lx.HOW_ARE_YOU,
-        lx.WHO_ARE_YOU,
-        lx.GREETINGS,
-    ):
+    for pattern in _ASKING_PHRASES:
         work = pattern.sub(lambda m: " " * len(m.group(0)), work)
-
-    category = ""
-    label = ""
-    for named in vocabulary.index("categories").find(work):
-        category = named.value
-        work = _blank_span(work, named.start, named.end)
-        break
-    if not category:
-        category, label, work = _category_from_synonyms(work, vocabulary)
-    if vocabulary.genders:
-        gender_words = [word for word in re.findall(r"\w+", work) if word in lx.GENDER_WORDS]
-        for word in gender_words:
-            gender = lx.GENDER_WORDS[word]
-            genders.append(vocabulary.genders.get(gender, gender))
-        for word in dict.fromkeys(gender_words):
-            work = re.sub(rf"\b{word}\b", " ", work)
-
-    pronoun = bool(lx.PRONOUNS.search(normalized))
-    plural_reference = bool(lx.PLURAL_REFERENCE.search(normalized))
-    ordinals = _ordinals(normalized)
+    category, label, work = _category(work, vocabulary)
+    genders, work = _genders(work, vocabulary)
     terms = _terms(work, vocabulary)
     smalltalk = _smalltalk(normalized)
     if smalltalk and vocabulary.words:
         # "thanks! how is your day going?": what is left names no product of this catalog.
         terms = [term for term in terms if term in vocabulary.words]
-    name_words.extend(terms)
-
     constraints = Constraints(
         terms=tuple(terms),
         category=category,
@@ -437,46 +417,122 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         on_sale=on_sale,
         sort=sort,
     )
-    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
-    shop_policy = (
-        bool(lx.SHOP_POLICY.search(normalized))
-        and not constraints.category
-        and not constraints.brands
+    return _Found(constraints, name_words + terms, store_code, not_in_feed, topic, smalltalk)
+
+
+def _brands(work: str, vocabulary: Vocabulary) -> tuple[list[str], list[str], list[str], str]:
+    """(brands wished, brands excluded ("not Nike"), the words naming the wished ones, the
+    text without them)."""
+    brands: list[str] = []
+    exclude_brands: list[str] = []
+    name_words: list[str] = []
+    brand_spans: list[tuple[int, int]] = []
+    for named in vocabulary.index("brands").find(work):
+        before = _excluded_before(work, named.start)
+        if before is not None:
+            exclude_brands.append(named.value)
+            brand_spans.append((before, named.end))
+        else:
+            brands.append(named.value)
+            name_words.extend(work[named.start : named.end].split())
+            brand_spans.append((named.start, named.end))
+    return brands, exclude_brands, name_words, _blank_spans(work, brand_spans)
+
+
+def _colors_and_materials(work: str, vocabulary: Vocabulary) -> tuple[list[str], list[str], str]:
+    """The colours and materials named, as the catalog spells them, and the text without them:
+    the catalog's phrases first ("navy blue"), then general colour and material words."""
+    colors: list[str] = []
+    materials: list[str] = []
+    for kind, values in (("colors", colors), ("materials", materials)):
+        phrase_matches = vocabulary.index(kind).find(work)
+        values.extend(named.value for named in phrase_matches)
+        work = _blank_spans(work, [(named.start, named.end) for named in phrase_matches])
+    for word in work.split():
+        if word in lx.COLORS:
+            colors.append(_catalog_spelling(word, vocabulary.colors, lx.COLOR_ALIASES))
+        elif word in lx.MATERIALS:
+            materials.append(_catalog_spelling(word, vocabulary.materials, lx.MATERIAL_ALIASES))
+    work = _words_removed(work, {value.lower() for value in colors + materials})
+    return colors, materials, work
+
+
+def _topic(work: str) -> tuple[str, str]:
+    """The first detail asked about (lexicon.TOPICS), and the text without every topic's words."""
+    topic = ""
+    for name, (pattern, _) in lx.TOPICS.items():
+        if pattern.search(work):
+            topic = topic or name
+            work = pattern.sub(lambda m: " " * len(m.group(0)), work)
+            extra = lx.TOPIC_EXTRA.get(name)
+            if extra is not None:
+                work = extra.sub(lambda m: " " * len(m.group(0)), work)
+    return topic, work
+
+
+_ASKING_PHRASES = (
+    lx.BRAND_QUESTION,
+    lx.MATERIAL_QUESTION,
+    lx.CATEGORY_QUESTION,
+    lx.SIZE_QUESTION,
+    lx.COLOR_QUESTION,
+    lx.COMES_IN,
+    lx.AVAILABILITY,
+    lx.PRICE_QUESTION,
+    lx.DETAILS,
+    lx.SIMILAR,
+    lx.COMPARE,
+    lx.SHOW_MORE,
+    lx.THANKS,
+    lx.GOODBYE,
+    lx.HOW_ARE_YOU,
+    lx.WHO_ARE_YOU,
+    lx.GREETINGS,
+)
+
+
+def _category(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
+    """(catalog category, the shopper's word for it when it differs, remaining text): a
+    category phrase of the catalog, else a word or synonym that names one."""
+    category = ""
+    for named in vocabulary.index("categories").find(work):
+        category = named.value
+        work = _blank_span(work, named.start, named.end)
+        break
+    if category:
+        return category, "", work
+    return _category_from_synonyms(work, vocabulary)
+
+
+def _genders(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
+    """The genders named ("for men"), as the catalog spells them, and the text without their
+    words; none when the catalog has no genders."""
+    genders: list[str] = []
+    if not vocabulary.genders:
+        return genders, work
+    gender_words = [word for word in re.findall(r"\w+", work) if word in lx.GENDER_WORDS]
+    for word in gender_words:
+        gender = lx.GENDER_WORDS[word]
+        genders.append(vocabulary.genders.get(gender, gender))
+    for word in dict.fromkeys(gender_words):
+        work = re.sub(rf"\b{word}\b", " ", work)
+    return genders, work
+
+
+def _for_recipient(
+    constraints: Constraints, normalized: str, vocabulary: Vocabulary
+) -> Constraints:
+    """ "a gift for my wife": her products and unisex ones, when the catalog says so."""
+    if not (lx.GIFT.search(normalized) and vocabulary.genders and not constraints.genders):
+        return constraints
+    wanted = {lx.RECIPIENTS[w] for w in re.findall(r"\w+", normalized) if lx.RECIPIENTS.get(w)}
+    if len(wanted) != 1:
+        return constraints
+    gender = wanted.pop()
+    genders_found = tuple(
+        vocabulary.genders[g] for g in (gender, "unisex") if g in vocabulary.genders
     )
-    if lx.GIFT.search(normalized) and vocabulary.genders and not constraints.genders:
-        # "a gift for my wife": her products and unisex ones, when the catalog says so.
-        wanted = {lx.RECIPIENTS[w] for w in re.findall(r"\w+", normalized) if lx.RECIPIENTS.get(w)}
-        if len(wanted) == 1:
-            gender = wanted.pop()
-            genders_found = tuple(
-                vocabulary.genders[g] for g in (gender, "unisex") if g in vocabulary.genders
-            )
-            constraints = replace(constraints, genders=genders_found)
-    if out_of_scope:
-        constraints = Constraints()
-    return Understanding(
-        text=text,
-        normalized=normalized,
-        constraints=constraints,
-        smalltalk=smalltalk,
-        out_of_scope=out_of_scope,
-        asks=asks,
-        ordinals=ordinals,
-        pronoun=pronoun,
-        plural_reference=plural_reference or bool(_REF_WORDS.search(normalized)),
-        followup_start=bool(_FOLLOWUP_START.search(normalized)),
-        subject_switch=bool(_SUBJECT_SWITCH.search(normalized)),
-        filtering=bool(_FILTERING.search(normalized)) and constraints.has_filters(),
-        interrogative=text.strip().endswith("?") or bool(_QUESTION_START.search(normalized)),
-        topic=topic,
-        not_in_feed=not_in_feed,
-        shop_policy=shop_policy,
-        gift=bool(lx.GIFT.search(normalized)),
-        asked_size=asked_size,
-        asked_color=colors[0] if colors else "",
-        store_code=store_code,
-        name_words=tuple(dict.fromkeys(name_words)),
-    )
+    return replace(constraints, genders=genders_found)
 
 
 _STORES_ASKED = re.compile(
