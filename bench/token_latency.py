@@ -50,6 +50,14 @@ WORD = re.compile(r"r(\d+)t(\d+)")
 # --- the model: a loopback Chat Completions server writing tokens at a pace -----------------
 
 
+class ModelHTTPServer(ThreadingHTTPServer):
+    # All replies connect at once: with socketserver's listen backlog of 5 the kernel's accept
+    # queue overflows and some connections are reset once their request is sent (a reply then
+    # fails with "The language model service could not be reached").
+    request_queue_size = 1024
+    daemon_threads = True
+
+
 def model_server(port: int, pace: float, tokens: int, ready) -> None:
     """Runs in its own process; `GET /written` answers {"r<reply>t<n>": time written}."""
     written: dict[str, float] = {}
@@ -102,8 +110,7 @@ def model_server(port: int, pace: float, tokens: int, ready) -> None:
             self.wfile.flush()
             self.close_connection = True
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
+    server = ModelHTTPServer(("127.0.0.1", port), Handler)
     ready.set()
     server.serve_forever()
 
