@@ -14,9 +14,10 @@ PostgreSQL NOTIFY -> LISTEN latency (bench/sse_streams.py's measurement).
 Targets: p50 at most 10 ms; p99 at most 3 x the raw NOTIFY p99 + 20 ms.
 
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
-coalesced), the CPU time per token of the server's processes and of the PostgreSQL backends
-serving the database, and the load average: on a shared machine the latencies follow the
-load, while the work per token hardly does.
+coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
+serving the database, of the model server and of the clients (this process), and the load
+average: on a shared machine the latencies follow the load, while the work per token hardly
+does.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ WORD = re.compile(r"r(\d+)t(\d+)")
 
 
 # --- the model: a loopback Chat Completions server writing tokens at a pace -----------------
+
+
+class ModelHTTPServer(ThreadingHTTPServer):
+    # All replies connect at once: with socketserver's listen backlog of 5 the kernel's accept
+    # queue overflows and some connections are reset once their request is sent (a reply then
+    # fails with "The language model service could not be reached").
+    request_queue_size = 1024
+    daemon_threads = True
 
 
 def model_server(port: int, pace: float, tokens: int, ready) -> None:
@@ -102,8 +111,7 @@ def model_server(port: int, pace: float, tokens: int, ready) -> None:
             self.wfile.flush()
             self.close_connection = True
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-    server.daemon_threads = True
+    server = ModelHTTPServer(("127.0.0.1", port), Handler)
     ready.set()
     server.serve_forever()
 
@@ -186,6 +194,14 @@ async def measure(level: int, chats: list[str], key: str, port: int, first_reply
     return streams.arrived, statuses
 
 
+def process_cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) one process used so far (this one when `pid` is None)."""
+    import psutil
+
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
 def server_cpu_seconds(server) -> float:
     """CPU time (user + system) the server's processes (gunicorn and its workers) used so far:
     the work a level costs, which the shared machine's load does not change much."""
@@ -266,7 +282,8 @@ def main() -> None:
 
     from tests.server import free_port
 
-    key, chats = make_fixtures(sum(levels) * args.rounds)
+    warm_up = 4 * int(args.workers)
+    key, chats = make_fixtures(warm_up + sum(levels) * args.rounds)
     connection.close()
     model_port, api_port = free_port(), free_port()
     ready = multiprocessing.Event()
@@ -291,18 +308,24 @@ def main() -> None:
     )
     results = []
     try:
-        next_chat = 0
+        # Unmeasured replies first, so every worker has booted and imported what a reply uses:
+        # the first level's CPU time would otherwise count a worker's start.
+        asyncio.run(measure(warm_up, chats[:warm_up], key, api_port, 0))
+        next_chat = warm_up
         for level in levels:
             arrived: dict[str, float] = {}
             raw: list[float] = []
             failures = 0
-            cpu = db_cpu = 0.0
+            cpu = db_cpu = model_cpu = client_cpu = 0.0
             events = 0
             for _ in range(args.rounds):
                 batch = chats[next_chat : next_chat + level]
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
+                model_before, client_before = process_cpu_seconds(model.pid), process_cpu_seconds()
                 seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
                 cpu += server_cpu_seconds(server) - cpu_before
+                model_cpu += process_cpu_seconds(model.pid) - model_before
+                client_cpu += process_cpu_seconds() - client_before
                 db_after = database_cpu_seconds()
                 db_cpu += sum(used - db_before.get(pid, 0.0) for pid, used in db_after.items())
                 events += text_events(batch)
@@ -324,6 +347,8 @@ def main() -> None:
                 "text_events": events,
                 "server_cpu_ms_per_token": round(cpu * 1000 / expected, 3),
                 "database_cpu_ms_per_token": round(db_cpu * 1000 / expected, 3),
+                "model_cpu_ms_per_token": round(model_cpu * 1000 / expected, 3),
+                "client_cpu_ms_per_token": round(client_cpu * 1000 / expected, 3),
                 "load_average": round(os.getloadavg()[0], 1),
                 "token_ms_p50": round(percentile(latencies, 50), 2),
                 "token_ms_p99": round(percentile(latencies, 99), 2),

@@ -41,6 +41,8 @@ class Step:
     # Hold the stream after this many chunks until the test sets `gate` (ordering tests).
     gate_after_chunks: int | None = None
     gate: threading.Event | None = None
+    # Chunks sent as they are instead of those of `text` and `tool_calls` (malformed answers).
+    raw_chunks: list[Any] | None = None
 
 
 def text(*parts: str) -> Step:
@@ -169,8 +171,11 @@ def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str,
     }
 
 
-def stream_chunks(step: Step) -> Iterator[dict[str, Any]]:
+def stream_chunks(step: Step) -> Iterator[Any]:
     """The SSE chunks of a step, as a real provider sends them: role first, then deltas."""
+    if step.raw_chunks is not None:
+        yield from step.raw_chunks
+        return
     yield _chunk({"role": "assistant", "content": ""})
     for piece in step.text:
         yield _chunk({"content": piece})

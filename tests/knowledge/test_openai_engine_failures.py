@@ -97,6 +97,12 @@ def _too_many_rounds(fake, settings, shop):
         fake.add(tools(("search_products", {"query": "shoes"})))
 
 
+def _chunk_of_the_wrong_shape(fake, settings, shop):
+    # A delta whose content is a list, then a chunk that is no object at all
+    delta = {"content": ["Trail", "Runner"]}
+    fake.add(Step(raw_chunks=[{"choices": [{"index": 0, "delta": delta}]}, ["stop"]]))
+
+
 def _empty_answer(fake, settings, shop):
     fake.add(text(block([], ["a?", "b?"])))
 
@@ -127,6 +133,7 @@ FAILURES: dict[str, tuple[Any, str, str]] = {
     ),
     "unknown tool": (_unknown_tool, "unknown_tool", "unknown tool: place_order"),
     "too many tool rounds": (_too_many_rounds, "too_many_tool_rounds", "after 2 rounds"),
+    "chunk of the wrong shape": (_chunk_of_the_wrong_shape, "bad_response", "unreadable answer"),
     "empty answer": (_empty_answer, "bad_response", "empty answer"),
 }
 

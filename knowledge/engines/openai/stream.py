@@ -58,7 +58,7 @@ def round_stream(
     try:
         # No tools at all rather than an empty list, which some servers refuse.
         options: dict[str, Any] = {"tools": tools} if tools else {}
-        stream = client.chat.completions.create(
+        response = client.chat.completions.with_raw_response.create(
             model=config.model,
             # Plain JSON dicts shaped as the SDK's message TypedDicts (prompt.py builds them).
             messages=cast("list[ChatCompletionMessageParam]", messages),
@@ -66,20 +66,22 @@ def round_stream(
             timeout=request_timeout(remaining),
             **options,
         )
-        with stream:
+        # The chunks as the JSON the provider wrote: the SDK's own chunk objects cost a worker
+        # about half its CPU time with 100 replies streaming (BENCHMARKS.md, "From a model's
+        # token to the browser"); a few keys of each chunk are all a reply reads.
+        with response.parse(to=openai.Stream[object]) as stream:
             for batch in ReadAhead(stream).batches(deadline, config):
                 text: list[str] = []
                 for chunk in batch:
-                    if not chunk.choices:
+                    choice = _first_choice(chunk)
+                    if choice is None:
                         continue  # usage-only chunks of some providers
-                    finished = finished or bool(chunk.choices[0].finish_reason)
-                    delta = chunk.choices[0].delta
-                    if delta is None:
-                        continue
-                    if delta.content:
-                        text.append(delta.content)
-                    for piece in delta.tool_calls or []:
-                        _merge(calls, piece)
+                    finished = finished or bool(choice.get("finish_reason"))
+                    delta = _object(choice.get("delta"))
+                    if content := _string(delta.get("content")):
+                        text.append(content)
+                    for piece in _list(delta.get("tool_calls")):
+                        _merge(calls, _object(piece))
                 if text:
                     on_text("".join(text))
     except PROVIDER_EXCEPTIONS as exc:
@@ -135,21 +137,54 @@ class ReadAhead:
             yield batch
 
 
-def _merge(calls: dict[int, ToolCall], piece: Any) -> None:
+def _merge(calls: dict[int, ToolCall], piece: dict[str, Any]) -> None:
     """Adds one `tool_calls` delta: the first piece has id and name, later ones more arguments."""
-    index = piece.index
+    index = piece.get("index")
     if index is None:  # servers that send each call whole, without an index
-        index = len(calls) if piece.id or not calls else max(calls)
+        index = len(calls) if piece.get("id") or not calls else max(calls)
+    elif type(index) is not int:
+        raise ValueError("a tool call's index is not a number")
     call = calls.setdefault(index, ToolCall())
-    if piece.id:
-        call.id = piece.id
-    function = piece.function
-    if function is None:
-        return
-    if function.name and function.name != call.name:
-        call.name += function.name
-    if function.arguments:
-        call.arguments += function.arguments
+    if piece_id := _string(piece.get("id")):
+        call.id = piece_id
+    function = _object(piece.get("function"))
+    name = _string(function.get("name"))
+    if name and name != call.name:
+        call.name += name
+    call.arguments += _string(function.get("arguments"))
+
+
+# A chunk is JSON as the provider wrote it; a value of the wrong kind is an unreadable answer
+# (ValueError, which the reply reports as BAD_RESPONSE), never a crash of ours.
+
+
+def _first_choice(chunk: object) -> dict[str, Any] | None:
+    choices = _list(_object(chunk).get("choices"))
+    return _object(choices[0]) if choices else None
+
+
+def _object(value: object) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("a chunk holds a value that is not an object")
+    return value
+
+
+def _list(value: object) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("a chunk holds a value that is not a list")
+    return value
+
+
+def _string(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError("a chunk holds a value that is not a text")
+    return value
 
 
 def _timeout(config: OpenAIConfig) -> ModelFailure:
