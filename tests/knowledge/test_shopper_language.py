@@ -201,3 +201,22 @@ def test_the_catalogs_own_names_do_not_make_a_message_foreign(shop, message):
     body = _reply(shop, shop.chat(), message)
 
     assert _language(body, shop) in ("en", ""), body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "negation"),
+    [
+        ("vous vendez des trampolines ?", "aucun"),
+        ("¿venden trampolines?", "no encontr"),
+        ("verkauft ihr Trampoline?", "nichts"),
+        ("vendete trampolini?", "non ho trovato"),
+    ],
+)
+def test_what_the_catalog_does_not_hold_is_said_plainly_in_the_shoppers_language(
+    shop, message, negation
+):
+    body = _reply(shop, shop.chat(), message)
+
+    assert not body.get("products")
+    assert negation in body["content"], body["content"]
