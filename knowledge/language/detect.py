@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
 from knowledge.language import LANGUAGES
-from knowledge.language.vocabulary import marker_languages
+from knowledge.language.vocabulary import language_votes, marker_languages
 
 # Fewer letters than this tell no language apart ("ok", "x2").
 MIN_LETTERS = 3
@@ -67,7 +67,22 @@ def message_language(text: str, *, default: str) -> Detected:
         and best.value - (values[1].value if len(values) > 1 else 0.0) >= LEAD_MARGIN
     ):
         return Detected(found, True)
+    if voted := _told_by_shared_words(text, values):
+        return Detected(voted, True)
     return Detected(default, False)
+
+
+def _told_by_shared_words(text: str, values: list) -> str:
+    """The language whose shopping words `text` uses most ("un perfume de": Spanish has all
+    three, French two), lingua choosing among equals; "" when English is among them, since
+    the engine's own words tell nothing then."""
+    votes = language_votes(text)
+    best = max(votes.values(), default=0)
+    top = {code for code, count in votes.items() if count == best}
+    if not best or "en" in top:
+        return ""
+    confidence = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
+    return max(sorted(top), key=lambda code: confidence.get(code, 0.0))
 
 
 def warm_up() -> None:

@@ -155,3 +155,32 @@ def marker_languages(text: str) -> set[str]:
     }
     best = max(counts.values(), default=0)
     return {code for code, count in counts.items() if count == best} if best else set()
+
+
+@functools.cache
+def _language_words() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Per language, the words of its data (stop words, phrase and glossary words) and their
+    stems of at least MIN_MARKER_STEM letters; English's are its stop and shared words and the
+    engine's words the other languages' data reads phrases as."""
+    raw = yaml.load((DATA / "en.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
+    english = {fold(w) for kind in ("stop_words", "shared_words") for w in raw.get(kind, [])}
+    for code in LANGUAGES:
+        english |= language_data(code).targets
+    found = {}
+    for code in LANGUAGES:
+        words = english if code == "en" else language_data(code).markers
+        stems = {stemmer(code).stemWord(w) for w in words}
+        found[code] = (frozenset(words), frozenset(s for s in stems if len(s) >= MIN_MARKER_STEM))
+    return found
+
+
+def language_votes(text: str) -> dict[str, int]:
+    """For each language, how many words of `text` its data has, shared words included ("un"
+    and "de" count for French and Spanish alike): what short function words and kinds of goods
+    say when no word is one language's alone."""
+    said = _WORD.findall(fold(text))
+    votes = {}
+    for code, (words, stems) in _language_words().items():
+        stem = stemmer(code).stemWord
+        votes[code] = sum(w in words or (len(w) >= MIN_MARKER_STEM and stem(w) in stems) for w in said)
+    return votes

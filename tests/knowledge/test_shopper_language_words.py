@@ -1,0 +1,55 @@
+"""How the shopper's words are read in French, German, Spanish and Italian, through
+POST /v1/chats/{chatId}/messages on the demo shop (an English catalog): which language a short
+message is in, the shopping phrases and kinds of goods it uses, and the reply in that language."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge.language.detect import language_of
+from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
+
+LANGUAGES = ["en", "fr", "de", "es", "it"]
+
+
+@pytest.fixture(scope="module")
+def shop(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Language words shop", DEMO_FILES) as shop:
+        yield shop
+
+
+def _reply(shop, message: str) -> dict:
+    response = shop.say(shop.chat(), message)
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def _titles(body: dict) -> list[str]:
+    return [p["designation"] for p in body.get("products") or []]
+
+
+def _own_words(body: dict) -> str:
+    text = body["content"]
+    for title in _titles(body):
+        text = text.replace(title, "")
+    return text
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "language", "title"),
+    [
+        # No word is one language's alone: "un" and "de" are French and Spanish, "perfume"
+        # English and Spanish; Spanish has all three.
+        ("un perfume de Chanel", "es", "Chanel Coco Noir Eau De"),
+        # Italian and Spanish share the stem of "portatili"; lingua tells them apart.
+        ("portatili", "it", "Lenovo Yoga 920"),
+    ],
+)
+def test_a_short_message_of_shared_words_is_read_in_the_language_that_has_them_all(
+    shop, message, language, title
+):
+    body = _reply(shop, message)
+
+    assert title in _titles(body), body["content"]
+    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
