@@ -53,3 +53,20 @@ def test_a_short_message_of_shared_words_is_read_in_the_language_that_has_them_a
 
     assert title in _titles(body), body["content"]
     assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("que pensent les clients de l'iPhone X ?", "avis"),
+        ("was sagen die Kunden über das iPhone X?", "Bewertungen"),
+        ("¿qué opinan los clientes del iPhone X?", "reseñas"),
+        ("cosa ne pensano i clienti dell'iPhone X?", "recensioni"),
+    ],
+)
+def test_what_customers_think_is_asked_as_reviews_the_catalog_does_not_hold(shop, message, said):
+    body = _reply(shop, message)
+
+    assert not body.get("products")
+    assert said in body["content"], body["content"]
