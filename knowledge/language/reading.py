@@ -90,16 +90,27 @@ def _phrase_at(
 # Shorter words are seldom two words in one.
 MIN_COMPOUND_CHARS = 8
 _MIN_PART = 3
+# An unknown head and a known tail: both long enough not to be a suffix ("-ball" of a word).
+_MIN_HEAD, _MIN_TAIL = 4, 5
 
 
 def _compound(data: LanguageData, token: str, *, glossary: bool) -> str:
     """A compound of two known words ("damenschuhe": "damen" + "schuhe") read as both, the
-    longest known head first; "" when no split gives two known words."""
+    longest known head first; else, for an English catalog, a head the data does not know
+    before a kind of goods it does ("tennisschlager": "tennis racket"), the head as written;
+    "" when no split gives a known kind."""
     words = {**data.glossary, **data.phrases} if glossary else data.phrases
     for split in range(len(token) - _MIN_PART, _MIN_PART - 1, -1):
         head, tail = data.key(token[:split]), data.key(token[split:])
         if head in words and (tail in words or tail in data.glossary):
             return f"{words[head]} {words.get(tail) or token[split:]}"
+    if not glossary:
+        return ""
+    # The shortest known tail: the longest head the shopper wrote ("tennis" of "tennisschlager").
+    for split in range(_MIN_HEAD, len(token) - _MIN_TAIL + 1):
+        tail = data.key(token[split:])
+        if tail in data.glossary:
+            return f"{token[:split]} {data.glossary[tail]}"
     return ""
 
 

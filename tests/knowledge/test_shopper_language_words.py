@@ -70,3 +70,22 @@ def test_what_customers_think_is_asked_as_reviews_the_catalog_does_not_hold(shop
 
     assert not body.get("products")
     assert said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "message",
+    [
+        "des raquettes de tennis",
+        "Tennisschläger",
+        "raquetas de tenis",
+        "una racchetta da tennis",
+    ],
+)
+def test_general_words_for_sports_gear_find_the_english_catalogs_product(shop, message):
+    # "Tennisschläger" is one word: an unknown head ("tennis") before a known kind
+    # ("schläger", a racket). "tenis" alone is Spanish for sneakers; with a racket, the sport.
+    body = _reply(shop, message)
+
+    assert _titles(body)[0] == "Tennis Racket", body["content"]
+
