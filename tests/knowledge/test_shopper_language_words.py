@@ -89,3 +89,20 @@ def test_general_words_for_sports_gear_find_the_english_catalogs_product(shop, m
 
     assert _titles(body)[0] == "Tennis Racket", body["content"]
 
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "message",
+    [
+        "vous avez des raquettes de tennis à Berlin Mitte ?",
+        "habt ihr Tennisschläger in Berlin Mitte?",
+        "¿tenéis raquetas de tenis en Berlin Mitte?",
+        "avete racchette da tennis a Berlin Mitte?",
+    ],
+)
+def test_a_store_named_after_a_place_word_is_the_store_asked_about(shop, message):
+    body = _reply(shop, message)
+
+    assert _titles(body)[0] == "Tennis Racket", body["content"]
+    # The demo's Berlin Mitte has no Tennis Racket: the reply says so and where it is.
+    assert "Berlin Mitte" in body["content"] and "Hamburg Altona" in body["content"], body
