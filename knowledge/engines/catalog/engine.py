@@ -183,7 +183,8 @@ class Turn:
 
     def reply_language(self) -> str:
         """The message's language, or the conversation's for a message too short to tell
-        ("ok") or that its language could equally have written; else the catalog's."""
+        ("ok") or that its language could equally have written; else the chatbot's, else the
+        catalog's."""
         earlier = None
         for message in reversed(list(dl.recent_turns(list(self.request.history)))):
             if message.type == "user":
@@ -193,7 +194,10 @@ class Turn:
                     break
         detected = Detected(self.u.language, self.u.language_sure)
         return conversation_language(
-            detected, self.request.message, earlier=earlier, default=self.vocabulary.language
+            detected,
+            self.request.message,
+            earlier=earlier,
+            default=self.request.chatbot.language or self.vocabulary.language,
         )
 
     # --- the page -------------------------------------------------------------------------
