@@ -5,6 +5,8 @@ message is in, the shopping phrases and kinds of goods it uses, and the reply in
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 
 from knowledge.language.detect import language_of
 from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
@@ -106,3 +108,43 @@ def test_a_store_named_after_a_place_word_is_the_store_asked_about(shop, message
     assert _titles(body)[0] == "Tennis Racket", body["content"]
     # The demo's Berlin Mitte has no Tennis Racket: the reply says so and where it is.
     assert "Berlin Mitte" in body["content"] and "Hamburg Altona" in body["content"], body
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [
+        ("un cadeau pour ma femme", "fr"),
+        ("ein Geschenk für meinen Mann", "de"),
+        ("un regalo para mi madre", "es"),
+        ("un regalo per mio padre", "it"),
+    ],
+)
+def test_gift_ideas_and_their_budget_suggestion_are_in_the_shoppers_language(
+    shop, message, language
+):
+    chat_id = shop.chat()
+    ideas = shop.say(chat_id, message).json()
+    with translation.override(language):
+        assert ideas["content"].startswith(gettext("Happy to help you find a gift!"))
+        under_50 = gettext("Gift ideas under 50")
+    assert under_50 in ideas["suggestions"]
+
+    body = shop.say(chat_id, under_50).json()
+
+    assert body["products"] and all(p["price"] <= 50 for p in body["products"]), body
+    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "limit"),
+    [
+        ("chaussures noires en taille 42", "limite taille"),
+        ("schwarze Schuhe in Größe 42", "Größe"),
+    ],
+)
+def test_a_limit_given_up_is_named_in_the_shoppers_language(shop, message, limit):
+    body = _reply(shop, message)
+
+    assert limit in body["content"] and "size" not in body["content"], body["content"]
