@@ -148,3 +148,23 @@ def test_a_limit_given_up_is_named_in_the_shoppers_language(shop, message, limit
     body = _reply(shop, message)
 
     assert limit in body["content"] and "size" not in body["content"], body["content"]
+
+
+PDP_EARPHONES = "https://demo-shop.example/products/beats-flex-wireless-earphones-107"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("quelle est l'autonomie de la batterie ?", "autonomie de la batterie"),
+        ("quanto dura la batteria?", "durata della batteria"),
+        ("quelle est la garantie ?", "garantie"),
+    ],
+)
+def test_what_the_description_says_about_a_topic_is_told_in_the_shoppers_language(
+    shop, message, said
+):
+    body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
+
+    assert said in body["content"], body["content"]
