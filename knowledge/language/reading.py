@@ -31,7 +31,10 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     if language == "en":
         return text
     data = language_data(language)
-    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
+    text = text.replace("\u2019", "'")
+    for word, engines in data.accented.items():
+        text = re.sub(rf"(?<!\w){word}(?!\w)", f" {engines} ", text, flags=re.IGNORECASE)
+    tokens = _TOKEN.findall(fold(text, READ_CHARS)[:READ_CHARS])
     # Each distinct word is stemmed once, however often it is repeated.
     stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
     stems = [stem_of[t] for t in tokens]

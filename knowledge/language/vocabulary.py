@@ -51,6 +51,9 @@ class LanguageData:
     targets: frozenset[str] = frozenset()
     glossary_words: frozenset[str] = frozenset()
     compounds: bool = False  # words are written together ("Damenschuhe"): split them
+    # words an accent tells apart from another once folded (Italian "è", is, and "e", and),
+    # read as the engine's words before folding
+    accented: dict[str, str] = field(default_factory=dict)
     # the first word of every phrase and glossary entry, as written and as a stem
     starts: frozenset[str] = frozenset()
 
@@ -76,6 +79,7 @@ def language_data(code: str) -> LanguageData:
         code,
         stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])),
         compounds=raw.get("compounds") == "true",
+        accented={str(k).lower(): str(v) for k, v in (raw.get("accented") or {}).items()},
     )
     for kind in ("phrases", "glossary"):
         target = getattr(data, kind)

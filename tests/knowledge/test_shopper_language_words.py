@@ -157,6 +157,24 @@ PDP_EARPHONES = "https://demo-shop.example/products/beats-flex-wireless-earphone
 @pytest.mark.parametrize(
     ("message", "said"),
     [
+        # "è" (is) folds to "e" (and); "c'est" is "it is": both ask about the page's product.
+        ("è impermeabile?", "Il catalogo non dice nulla"),
+        ("c'est étanche ?", "Le catalogue ne dit rien"),
+    ],
+)
+def test_a_question_on_a_product_page_without_a_pronoun_is_about_that_product(
+    shop, message, said
+):
+    body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
+
+    assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
+    assert said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
         ("quelle est l'autonomie de la batterie ?", "autonomie de la batterie"),
         ("quanto dura la batteria?", "durata della batteria"),
         ("quelle est la garantie ?", "garantie"),
