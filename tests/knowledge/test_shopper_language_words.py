@@ -177,6 +177,9 @@ def test_a_question_on_a_product_page_without_a_pronoun_is_about_that_product(
     [
         ("quelle est l'autonomie de la batterie ?", "autonomie de la batterie"),
         ("quanto dura la batteria?", "durata della batteria"),
+        # "how long does it last", not a search for "dura" or "hält"
+        ("¿cuánto dura la batería?", "duración de la batería"),
+        ("wie lange hält der Akku?", "Akkulaufzeit"),
         ("quelle est la garantie ?", "garantie"),
     ],
 )
