@@ -29,6 +29,7 @@ _LETTERS = re.compile(r"[^\W\d_]")
 # work grows with the text).
 DETECTED_CHARS = 300
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_SPANISH_MARKS = re.compile("[¿¡]")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ def message_language(text: str, *, default: str) -> Detected:
     # Words only one language's shopping phrases use ("merci", "danke", "the"): on a short
     # message these say more than letter statistics do.
     markers = marker_languages(text)
+    # Only Spanish opens a question or an exclamation with its mark ("¿aceptan PayPal?").
+    if _SPANISH_MARKS.search(text) and (not markers or "es" in markers):
+        return Detected("es", True)
     values = detector(LANGUAGES).compute_language_confidence_values(text)
     best = values[0] if values else None
     found = best.language.iso_code_639_1.name.lower() if best else ""
