@@ -189,3 +189,40 @@ def test_what_the_description_says_about_a_topic_is_told_in_the_shoppers_languag
     body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
 
     assert said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [
+        # Only Spanish opens a question with "¿": the brand name tells nothing.
+        ("¿aceptan PayPal?", "es"),
+        ("wie kann ich zurückgeben?", "de"),
+        ("je peux payer comment ?", "fr"),
+        ("posso restituire un prodotto?", "it"),
+    ],
+)
+def test_shop_policy_questions_are_answered_in_the_shoppers_language_without_a_search(
+    shop, message, language
+):
+    body = _reply(shop, message)
+
+    assert not body.get("products")
+    with translation.override(language):
+        policy = gettext(
+            "I can't see delivery, returns or payment details from here: the shop's "
+            "help pages or customer service will know. I can help you with our "
+            "products, their prices and what's in stock."
+        )
+    assert body["content"] == policy, body["content"]
+
+
+@pytest.mark.django_db
+def test_the_cheapest_in_german_sorts_the_products_shown_by_price(shop):
+    chat_id = shop.chat()
+    shop.say(chat_id, "Damenschuhe")
+
+    body = shop.say(chat_id, "die günstigsten bitte").json()
+
+    prices = [p["price"] for p in body["products"]]
+    assert len(prices) >= 2 and prices == sorted(prices), body["content"]
