@@ -9,7 +9,7 @@ from django.utils import translation
 from django.utils.translation import gettext
 
 from knowledge.language.detect import language_of
-from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
+from tests.knowledge.assistant_shops import DEMO_FILES, FASHION_FILES, imported_shop
 
 LANGUAGES = ["en", "fr", "de", "es", "it"]
 
@@ -226,3 +226,24 @@ def test_the_cheapest_in_german_sorts_the_products_shown_by_price(shop):
 
     prices = [p["price"] for p in body["products"]]
     assert len(prices) >= 2 and prices == sorted(prices), body["content"]
+
+
+@pytest.fixture(scope="module")
+def fashion(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Language words fashion", FASHION_FILES) as shop:
+        yield shop
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("des bottes en 43", "taille 43"),
+        ("Stiefel in 43", "Größe 43"),
+        ("botas en la 43", "talla 43"),
+    ],
+)
+def test_a_bare_size_after_a_place_word_is_the_size_wished(fashion, message, said):
+    body = _reply(fashion, message)
+
+    assert body["products"] and said in body["content"], body["content"]
