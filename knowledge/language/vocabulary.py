@@ -161,6 +161,10 @@ def marker_languages(text: str) -> set[str]:
     return {code for code, count in counts.items() if count == best} if best else set()
 
 
+# A vote is no language's alone, so shorter stems than a marker's count ("uhr" of "Uhren").
+MIN_VOTE_STEM = 3
+
+
 @functools.cache
 def _language_words() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     """Per language, the words of its data (stop words, phrase and glossary words) and their
@@ -174,7 +178,7 @@ def _language_words() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
     for code in LANGUAGES:
         words = english if code == "en" else language_data(code).markers
         stems = {stemmer(code).stemWord(w) for w in words}
-        found[code] = (frozenset(words), frozenset(s for s in stems if len(s) >= MIN_MARKER_STEM))
+        found[code] = (frozenset(words), frozenset(s for s in stems if len(s) >= MIN_VOTE_STEM))
     return found
 
 
@@ -186,5 +190,5 @@ def language_votes(text: str) -> dict[str, int]:
     votes = {}
     for code, (words, stems) in _language_words().items():
         stem = stemmer(code).stemWord
-        votes[code] = sum(w in words or (len(w) >= MIN_MARKER_STEM and stem(w) in stems) for w in said)
+        votes[code] = sum(w in words or (len(w) > MIN_VOTE_STEM and stem(w) in stems) for w in said)
     return votes
