@@ -46,6 +46,8 @@ def _own_words(body: dict) -> str:
         ("un perfume de Chanel", "es", "Chanel Coco Noir Eau De"),
         # Italian and Spanish share the stem of "portatili"; lingua tells them apart.
         ("portatili", "it", "Lenovo Yoga 920"),
+        # A plural whose stem is short ("Uhr" of "Uhren") still counts for its language.
+        ("Uhren", "de", "Rolex Cellini Moonphase"),
     ],
 )
 def test_a_short_message_of_shared_words_is_read_in_the_language_that_has_them_all(
@@ -247,3 +249,20 @@ def test_a_bare_size_after_a_place_word_is_the_size_wished(fashion, message, sai
     body = _reply(fashion, message)
 
     assert body["products"] and said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("search", "tell"),
+    [
+        ("relojes", "háblame del tercero"),
+        ("orologi", "parlami del terzo"),
+    ],
+)
+def test_tell_me_about_the_third_shows_the_third_product(shop, search, tell):
+    chat_id = shop.chat()
+    shown = shop.say(chat_id, search).json()["products"]
+
+    body = shop.say(chat_id, tell).json()
+
+    assert _titles(body) == [shown[2]["designation"]], body["content"]
