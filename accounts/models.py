@@ -92,7 +92,7 @@ class Chatbot(models.Model):
         ],
         help_text=(
             "The shoppers' language where this chatbot is shown (a storefront in German): the "
-            "assistant replies in it when a message is too short to tell (\"ok\", \"Tablets\") "
+            'assistant replies in it when a message is too short to tell ("ok", "Tablets") '
             "and the chat has no language yet. Empty uses the organization's language."
         ),
     )

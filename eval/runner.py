@@ -279,10 +279,9 @@ def run(
 
 
 def _play(conversation: dict[str, Any], shop, result: Result) -> int:
+    from accounts.models import Chatbot
     from chats.models import Event
     from eval.checks import catalog_products, constraint_violations, ungrounded_facts
-
-    from accounts.models import Chatbot
 
     organization, client = shop
     # The chatbot a storefront in the shopper's language shows (Chatbot.language): it answers

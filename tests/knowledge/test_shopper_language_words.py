@@ -164,9 +164,7 @@ PDP_EARPHONES = "https://demo-shop.example/products/beats-flex-wireless-earphone
         ("c'est étanche ?", "Le catalogue ne dit rien"),
     ],
 )
-def test_a_question_on_a_product_page_without_a_pronoun_is_about_that_product(
-    shop, message, said
-):
+def test_a_question_on_a_product_page_without_a_pronoun_is_about_that_product(shop, message, said):
     body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
 
     assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]

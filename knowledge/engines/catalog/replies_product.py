@@ -378,7 +378,9 @@ def topic_sentences(product: Product, topic: str, variants: list[Product]) -> li
     quote = description_quote(product, list(keywords))
     values = {"topic": topic_name(topic), "name": product.title, "quote": quote}
     if quote:
-        sentences = [gettext("About the %(topic)s, the %(name)s's description says: “%(quote)s”") % values]
+        sentences = [
+            gettext("About the %(topic)s, the %(name)s's description says: “%(quote)s”") % values
+        ]
     else:
         sentences = [gettext("The catalog doesn't give the %(topic)s of the %(name)s.") % values]
         first = re.split(r"(?<=[.!?])\s+", (product.description or "").strip())[0]
@@ -430,7 +432,9 @@ def details_sentences(
     asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
     quote = description_quote(product, asked) if asked else ""
     if quote:
-        sentences.append(gettext("About that, the description says: “%(quote)s”") % {"quote": quote})
+        sentences.append(
+            gettext("About that, the description says: “%(quote)s”") % {"quote": quote}
+        )
     elif asked and not quote and product.description:
         sentences.append(
             gettext("The catalog doesn't say anything about %(asked)s, but here's what it says:")

@@ -449,7 +449,7 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
 
 
 def _gift_ideas(for_whom: str, budget: str) -> str:
-    """"Here are some ideas for him under $50:" in the reply's language."""
+    """The sentence "Here are some ideas for him under $50:" in the reply's language."""
     if budget:
         ideas = {
             "him": gettext("Here are some ideas for him %(budget)s:"),
