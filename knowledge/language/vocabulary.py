@@ -6,7 +6,12 @@ Each file holds what any shop's shoppers say, never one catalog's products:
   follow-ups, small talk, product questions), matched on word stems so plurals and feminine
   forms match too;
 - `glossary`: the English words for common kinds of goods, colours and materials, used only
-  when the catalog itself is in English (a French catalog is searched in French).
+  when the catalog itself is in English (a French catalog is searched in French);
+- `accented`: words an accent tells apart from another once folded (Italian "è", is, not
+  "e", and), read as the engine's words before folding.
+
+All of a language's words also vote for it (`language_votes`): a short message no word of
+which is one language's alone is told by the language that has most of them.
 """
 
 from __future__ import annotations
