@@ -83,7 +83,7 @@ def _phrase_at(
         found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])
         found = found or data.phrases.get(key)
-        if found is None and glossary:
+        if found is None and glossary and (length > 1 or data.glossary_form(tokens[position], key)):
             found = data.glossary.get(key)
         if found is not None:
             return length, found

@@ -37,6 +37,8 @@ STEMMERS = {
 }
 # The most words a phrase of the data files has.
 MAX_PHRASE_WORDS = 5
+# Shorter stems match only the glossary word's own forms (LanguageData.glossary_form).
+MIN_STEM_MATCH = 4
 _WORD = re.compile(r"\w+")
 
 
@@ -61,9 +63,24 @@ class LanguageData:
     accented: dict[str, str] = field(default_factory=dict)
     # the first word of every phrase and glossary entry, as written and as a stem
     starts: frozenset[str] = frozenset()
+    # glossary words of a stem shorter than MIN_STEM_MATCH -> those words: such a stem is
+    # too often another word's ("com" of "comida", food, and of "como", how)
+    short_stems: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def stem(self, word: str) -> str:
         return stemmer(self.code).stemWord(word)
+
+    def glossary_form(self, token: str, key: str) -> bool:
+        """Whether `token` is a form of the glossary's word of stem `key`: any token for a
+        long stem; for a short one, the word itself or a form differing in its last letters
+        ("rojos", "nere" for "rojo", "nero"), not a word that only shares the stem ("como")."""
+        words = self.short_stems.get(key)
+        if words is None:
+            return True
+        return any(
+            abs(len(token) - len(word)) <= 2 and token[: len(word) - 1] == word[: len(word) - 1]
+            for word in words
+        )
 
     def key(self, text: str) -> str:
         """A phrase's lookup key: its folded words' stems."""
@@ -114,6 +131,10 @@ def language_data(code: str) -> LanguageData:
     data.glossary_words = frozenset(
         fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
     )
+    for word in data.glossary_words:
+        key = data.key(word)
+        if _WORD.fullmatch(word) and len(key) < MIN_STEM_MATCH:
+            data.short_stems[key] = data.short_stems.get(key, frozenset()) | {word}
     return data
 
 
