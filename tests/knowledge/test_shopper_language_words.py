@@ -264,3 +264,30 @@ def test_tell_me_about_the_third_shows_the_third_product(shop, search, tell):
     body = shop.say(chat_id, tell).json()
 
     assert _titles(body) == [shown[2]["designation"]], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "message",
+    [
+        # "como" shares the stem of "comida" (food): a short stem matches only its own word.
+        "perfume como mucho 50 dólares",
+        "parfum sous 50 dollars",
+        "profumo entro 50 dollari",
+        "Parfüm nicht teurer als 50 Dollar",
+    ],
+)
+def test_more_ways_of_saying_a_budget_limit_the_products(shop, message):
+    body = _reply(shop, message)
+
+    assert body["products"], body["content"]
+    assert all(p["price"] <= 50 for p in body["products"]), body["content"]
+    assert "50" in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+def test_a_word_sharing_a_short_stem_with_a_kind_of_goods_is_not_that_kind(shop):
+    # "como" (like) and "comida" (food) share the Spanish stem "com".
+    body = _reply(shop, "busco un perfume como el Chanel")
+
+    assert _titles(body) == ["Chanel Coco Noir Eau De"], body["content"]
