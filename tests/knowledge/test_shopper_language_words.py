@@ -291,3 +291,21 @@ def test_a_word_sharing_a_short_stem_with_a_kind_of_goods_is_not_that_kind(shop)
     body = _reply(shop, "busco un perfume como el Chanel")
 
     assert _titles(body) == ["Chanel Coco Noir Eau De"], body["content"]
+
+
+BOOTS = "https://fashion.example/products/northway-chelsea-boots-black-41"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        # Italian "colori" is masculine, "taglie" feminine: one wording fits both.
+        ("di che colore sono disponibili?", "disponibile con colori Black e Brown"),
+        ("che taglie ci sono?", "disponibile con taglie 41, 43 e 45"),
+    ],
+)
+def test_the_values_a_product_comes_in_are_said_in_correct_italian(fashion, message, said):
+    body = fashion.say(fashion.chat(), message, url=BOOTS).json()
+
+    assert said in body["content"], body["content"]
