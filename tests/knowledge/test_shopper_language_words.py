@@ -309,3 +309,21 @@ def test_the_values_a_product_comes_in_are_said_in_correct_italian(fashion, mess
     body = fashion.say(fashion.chat(), message, url=BOOTS).json()
 
     assert said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "message",
+    [
+        "il en reste combien ?",
+        "quanti ne rimangono?",
+        "wie viele habt ihr noch?",
+        "¿cuántas unidades tienen?",
+    ],
+)
+def test_how_many_are_left_is_answered_with_the_stock_figure(shop, message):
+    body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
+
+    # The demo's Beats Flex has 50 in stock.
+    assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
+    assert "50" in body["content"], body["content"]
