@@ -93,6 +93,27 @@ def stemmer(code: str):
     return snowballstemmer.stemmer(STEMMERS[code])
 
 
+# Plural and feminine endings, for words whose forms Snowball stems apart (Italian "telefono"
+# is "telef", "telefoni" "telefon"): (ending, replacement) pairs per language.
+_ENDINGS = {
+    "it": (("o", "i"), ("a", "e"), ("e", "i"), ("co", "chi"), ("ca", "che")),
+    "es": (("", "s"), ("", "es"), ("z", "ces"), ("o", "a"), ("o", "as")),
+    "fr": (("", "s"), ("", "x"), ("al", "aux"), ("", "e"), ("", "es")),
+    "de": (("", "e"), ("", "en"), ("", "n"), ("", "s"), ("", "er")),
+}
+
+
+def inflections(code: str, word: str) -> list[str]:
+    """The plural and feminine forms of a one-word glossary entry ("telefono": "telefoni")."""
+    if not _WORD.fullmatch(word):
+        return []
+    return [
+        word[: len(word) - len(end)] + new
+        for end, new in _ENDINGS.get(code, ())
+        if word.endswith(end)
+    ]
+
+
 @functools.cache
 def language_data(code: str) -> LanguageData:
     # Every value a string: YAML 1.1 would read "no", "si" or "on" as booleans.
@@ -108,6 +129,9 @@ def language_data(code: str) -> LanguageData:
         for english, said in (raw.get(kind) or {}).items():
             for text in said:
                 target.setdefault(data.key(str(text)), str(english))
+                if kind == "glossary":
+                    for form in inflections(code, fold(str(text))):
+                        target.setdefault(data.key(form), str(english))
                 if kind == "phrases":
                     data.exact.setdefault(" ".join(_WORD.findall(fold(str(text)))), str(english))
     said = [
@@ -193,16 +217,19 @@ MIN_VOTE_STEM = 3
 
 @functools.cache
 def _language_words() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
-    """Per language, the words of its data (stop words, phrase and glossary words) and their
-    stems of at least MIN_MARKER_STEM letters; English's are its stop and shared words and the
-    engine's words the other languages' data reads phrases as."""
+    """Per language, the words of its data (stop words, phrase and glossary words, these
+    inflected) and their stems of at least MIN_VOTE_STEM letters; English's are its stop and
+    shared words and the engine's words the other languages' data reads phrases as."""
     raw = yaml.load((DATA / "en.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
     english = {fold(w) for kind in ("stop_words", "shared_words") for w in raw.get(kind, [])}
     for code in LANGUAGES:
         english |= language_data(code).targets
     found = {}
     for code in LANGUAGES:
-        words = english if code == "en" else language_data(code).markers
+        data = language_data(code)
+        words = english if code == "en" else data.markers
+        if code != "en":
+            words = words | {f for w in data.glossary_words for f in inflections(code, w)}
         stems = {stemmer(code).stemWord(w) for w in words}
         found[code] = (frozenset(words), frozenset(s for s in stems if len(s) >= MIN_VOTE_STEM))
     return found

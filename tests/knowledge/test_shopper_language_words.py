@@ -327,3 +327,19 @@ def test_how_many_are_left_is_answered_with_the_stock_figure(shop, message):
     # The demo's Beats Flex has 50 in stock.
     assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
     assert "50" in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "language"),
+    [
+        # Snowball stems "telefono" "telef" and "telefoni" "telefon": plurals are listed forms.
+        ("telefoni", "it"),
+        ("Handys", "de"),
+    ],
+)
+def test_a_plural_the_stemmer_parts_from_its_singular_is_still_that_kind(shop, message, language):
+    body = _reply(shop, message)
+
+    assert "iPhone X" in _titles(body), body["content"]
+    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
