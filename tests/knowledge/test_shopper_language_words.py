@@ -343,3 +343,13 @@ def test_a_plural_the_stemmer_parts_from_its_singular_is_still_that_kind(shop, m
 
     assert "iPhone X" in _titles(body), body["content"]
     assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+
+
+@pytest.mark.django_db
+def test_only_those_on_sale_in_french_keeps_the_search_and_adds_the_wish(shop):
+    chat_id = shop.chat()
+    shop.say(chat_id, "des téléphones")
+
+    body = shop.say(chat_id, "seulement ceux en promo").json()
+
+    assert body["products"] and "smartphones en promotion" in body["content"], body["content"]
