@@ -8,6 +8,7 @@ import pytest
 
 from knowledge.language.detect import language_of
 from tests.knowledge.assistant_shops import DEMO_FILES, FASHION_FILES, imported_shop
+from tests.knowledge.catalog_files import ROOT
 
 LANGUAGES = ["en", "fr", "de", "es", "it"]
 
@@ -247,3 +248,31 @@ def test_only_those_on_sale_in_french_keeps_the_search_and_adds_the_wish(shop):
     body = shop.say(chat_id, "seulement ceux en promo").json()
 
     assert body["products"] and "smartphones en promotion" in body["content"], body["content"]
+
+
+VENDURE_FILES = tuple(
+    ROOT / "eval" / "catalogs" / f"vendure-{name}.tsv"
+    for name in ("products", "local-inventory", "stores")
+)
+
+
+@pytest.fixture(scope="module")
+def sports(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Language words Vendure", VENDURE_FILES) as shop:
+        yield shop
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "title"),
+    [
+        ("un ballon de foot", "Football"),
+        ("Boxhandschuhe", "Boxing Gloves"),
+        ("una cuerda para saltar", "Skipping Rope"),
+        ("Zimmerpflanzen", "Assorted Indoor Succulents"),
+    ],
+)
+def test_general_words_for_sports_and_home_goods_find_their_kind(sports, message, title):
+    body = _reply(sports, message)
+
+    assert title in _titles(body), body["content"]
