@@ -148,3 +148,25 @@ def test_the_values_a_product_comes_in_are_said_in_correct_italian(fashion, mess
     body = fashion.say(fashion.chat(), message, url=BOOTS).json()
 
     assert said in body["content"], body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("search", "yes", "language"),
+    [
+        ("des montres", "oui", "fr"),
+        ("Uhren", "ja bitte", "de"),
+        ("relojes", "sí, por favor", "es"),
+        ("orologi", "sì grazie", "it"),
+    ],
+)
+def test_yes_after_a_list_is_acknowledged_in_the_shoppers_language(shop, search, yes, language):
+    chat_id = shop.chat()
+    shop.say(chat_id, search)
+
+    body = shop.say(chat_id, yes).json()
+
+    with translation.override(language):
+        not_understood = gettext("I'm not sure I understood.").split(".")[0]
+    assert not body.get("products") and not_understood not in body["content"], body
+    assert language_of(body["content"], LANGUAGES) == language, body["content"]
