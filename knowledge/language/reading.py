@@ -50,6 +50,8 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     position = 0
     while position < len(tokens):
         taken, words = _phrase_at(data, tokens, stems, position, glossary=glossary)
+        if not taken and tokens[position] in data.numbers:
+            taken, words = _number_at(data, tokens, position)
         if not taken and tokens[position] in data.stop_words:
             position += 1
             continue
@@ -88,6 +90,23 @@ def _phrase_at(
         if found is not None:
             return length, found
     return 0, ""
+
+
+def _number_at(data: LanguageData, tokens: list[str], position: int) -> tuple[int, str]:
+    """(words taken, the number in digits) for a number written in words from `position`
+    ("deux cents": 200, "cinquante": 50); hundreds and thousands multiply what comes before."""
+    total = current = 0
+    taken = 0
+    while position + taken < len(tokens) and tokens[position + taken] in data.numbers:
+        value = data.numbers[tokens[position + taken]]
+        if value >= 1000:
+            total, current = (total + (current or 1)) * value, 0
+        elif value == 100:
+            current = (current or 1) * value
+        else:
+            current += value
+        taken += 1
+    return taken, str(total + current)
 
 
 # Shorter words are seldom two words in one.

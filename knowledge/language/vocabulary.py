@@ -61,6 +61,8 @@ class LanguageData:
     # words an accent tells apart from another once folded (Italian "è", is, and "e", and),
     # read as the engine's words before folding
     accented: dict[str, str] = field(default_factory=dict)
+    # numbers written in words (not "un", "ein": articles too) -> their value
+    numbers: dict[str, int] = field(default_factory=dict)
     # the first word of every phrase and glossary entry, as written and as a stem
     starts: frozenset[str] = frozenset()
     # glossary words of a stem shorter than MIN_STEM_MATCH -> those words: such a stem is
@@ -123,6 +125,7 @@ def language_data(code: str) -> LanguageData:
         stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])),
         compounds=raw.get("compounds") == "true",
         accented={str(k).lower(): str(v) for k, v in (raw.get("accented") or {}).items()},
+        numbers={fold(str(k)): int(v) for k, v in (raw.get("numbers") or {}).items()},
     )
     for kind in ("phrases", "glossary"):
         target = getattr(data, kind)

@@ -276,3 +276,21 @@ def test_general_words_for_sports_and_home_goods_find_their_kind(sports, message
     body = _reply(sports, message)
 
     assert title in _titles(body), body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "limit"),
+    [
+        ("un parfum à moins de cent dollars", 100),
+        ("Parfüm unter fünfzig Dollar", 50),
+        ("perfume por menos de cien dólares", 100),
+        ("profumo sotto i cinquanta dollari", 50),
+        ("téléphones entre deux cents et quatre cents dollars", 400),
+    ],
+)
+def test_an_amount_written_in_words_is_a_budget(shop, message, limit):
+    body = _reply(shop, message)
+
+    assert body["products"], body["content"]
+    assert all(p["price"] <= limit for p in body["products"]), body["content"]
