@@ -25,7 +25,7 @@ class ChatbotInline(admin.TabularInline):
     can_delete = False
     # The short fields only: the greeting and prompt are long text, edited on the chatbot's
     # own page (the link), so the organization page fits the screen.
-    fields = ["name", "is_active", "max_products", "engine"]
+    fields = ["name", "is_active", "max_products", "engine", "language"]
     show_change_link = True
 
 

@@ -79,6 +79,23 @@ class Chatbot(models.Model):
     system_prompt = models.TextField(
         blank=True, help_text="Instructions for a language-model engine; empty uses the default."
     )
+    language = models.CharField(
+        max_length=2,
+        blank=True,
+        choices=[
+            ("", "The organization's"),
+            ("en", "English"),
+            ("fr", "French"),
+            ("de", "German"),
+            ("es", "Spanish"),
+            ("it", "Italian"),
+        ],
+        help_text=(
+            "The shoppers' language where this chatbot is shown (a storefront in German): the "
+            'assistant replies in it when a message is too short to tell ("ok", "Tablets") '
+            "and the chat has no language yet. Empty uses the organization's language."
+        ),
+    )
     created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:

@@ -45,10 +45,14 @@ def organization_create(*, name: str, monthly_quota: int | None = None) -> Organ
     return Organization.objects.create(name=name, monthly_quota=monthly_quota)
 
 
-def chatbot_create(*, organization: Organization, name: str, greeting: str = "") -> Chatbot:
+def chatbot_create(
+    *, organization: Organization, name: str, greeting: str = "", language: str = ""
+) -> Chatbot:
     if not name.strip():
         raise ValidationFailedError("The chatbot name must not be empty")
-    return Chatbot.objects.create(organization=organization, name=name.strip(), greeting=greeting)
+    return Chatbot.objects.create(
+        organization=organization, name=name.strip(), greeting=greeting, language=language
+    )
 
 
 def api_key_issue(

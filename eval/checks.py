@@ -20,6 +20,7 @@ from typing import Any
 from lingua import Language, LanguageDetector
 
 from knowledge.language.detect import detector
+from knowledge.language.reading import canonical_text
 from knowledge.models import Product, StoreInventory
 from knowledge.search.text import fold
 
@@ -86,6 +87,16 @@ def catalog_products(organization, body: dict[str, Any]) -> list[Product]:
     return list(Product.objects.filter(organization=organization, url__in=urls))
 
 
+def _numbers_in_words(text: str) -> list[str]:
+    """The amounts the shopper wrote in words ("moins de cent euros": 100), as the language
+    layer reads them in each served language."""
+    return [
+        n
+        for code in ("fr", "de", "es", "it")
+        for n in NUMBER.findall(canonical_text(text, code, catalog_language=code))
+    ]
+
+
 def ungrounded_facts(
     organization,
     body: dict[str, Any],
@@ -110,6 +121,7 @@ def ungrounded_facts(
     products = {p.pk: p for p in [*named, *shown]}.values()
     prices = {p.price for p in products} | {p.sale_price for p in products if p.sale_price}
     spoken = {_decimal(n) for text in said for n in NUMBER.findall(text)}
+    spoken |= {_decimal(n) for text in said for n in _numbers_in_words(text)}
     for match in MONEY.finditer(content):
         value = _decimal(match.group("before") or match.group("after"))
         if value not in prices and value not in spoken and value not in earlier_prices:

@@ -218,11 +218,12 @@ def load_conversations(directory: Path = CONVERSATIONS) -> list[dict[str, Any]]:
 
 
 def _shop(name: str):
-    """A fresh organization with the shop's catalog, a chatbot and an authenticated client."""
+    """A fresh organization with the shop's catalog and an authenticated client (the chatbots,
+    one per shoppers' language, come with the first conversation in that language)."""
     from django.core.management import call_command
     from rest_framework.test import APIClient
 
-    from accounts.models import Chatbot, Organization
+    from accounts.models import Organization
     from accounts.services import api_key_issue
 
     products, inventory, stores = SHOPS[name]
@@ -240,10 +241,9 @@ def _shop(name: str):
         "--json",
         stdout=open("/dev/null", "w"),  # noqa: SIM115 (the summary is not needed)
     )
-    chatbot = Chatbot.objects.create(organization=organization, name="Eval assistant")
     client = APIClient(SERVER_NAME="localhost")
     client.credentials(HTTP_X_API_KEY=api_key_issue(organization=organization).key)
-    return organization, chatbot, client
+    return organization, client
 
 
 def run(
@@ -268,7 +268,7 @@ def run(
             turns += _play(conversation, shops[conversation.get("shop", "demo")], result)
             results.append(result)
     finally:
-        for organization, _, _ in shops.values():
+        for organization, _ in shops.values():
             organization.delete()
     return Report(
         results=results,
@@ -279,10 +279,19 @@ def run(
 
 
 def _play(conversation: dict[str, Any], shop, result: Result) -> int:
+    from accounts.models import Chatbot
     from chats.models import Event
     from eval.checks import catalog_products, constraint_violations, ungrounded_facts
 
-    organization, chatbot, client = shop
+    organization, client = shop
+    # The chatbot a storefront in the shopper's language shows (Chatbot.language): it answers
+    # a first message too short to tell ("Tablets") in that language.
+    language = conversation.get("language", "en")
+    chatbot, _ = Chatbot.objects.get_or_create(
+        organization=organization,
+        language=language,
+        defaults={"name": f"Eval assistant ({language})"},
+    )
     home = HOME[conversation.get("shop", "demo")]
     store = conversation.get("store", "")
     chat_id = client.post("/v1/chats", {"chatbotId": str(chatbot.id)}, format="json").json()["id"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from lingua import IsoCode639_1, Language, LanguageDetector, LanguageDetectorBuilder
 
 from knowledge.language import LANGUAGES
-from knowledge.language.vocabulary import marker_languages
+from knowledge.language.vocabulary import language_votes, marker_languages
 
 # Fewer letters than this tell no language apart ("ok", "x2").
 MIN_LETTERS = 3
@@ -29,6 +29,7 @@ _LETTERS = re.compile(r"[^\W\d_]")
 # work grows with the text).
 DETECTED_CHARS = 300
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_SPANISH_MARKS = re.compile("[¿¡]")
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ def message_language(text: str, *, default: str) -> Detected:
     # Words only one language's shopping phrases use ("merci", "danke", "the"): on a short
     # message these say more than letter statistics do.
     markers = marker_languages(text)
+    # Only Spanish opens a question or an exclamation with its mark ("¿aceptan PayPal?").
+    if _SPANISH_MARKS.search(text) and (not markers or "es" in markers):
+        return Detected("es", True)
     values = detector(LANGUAGES).compute_language_confidence_values(text)
     best = values[0] if values else None
     found = best.language.iso_code_639_1.name.lower() if best else ""
@@ -67,7 +71,22 @@ def message_language(text: str, *, default: str) -> Detected:
         and best.value - (values[1].value if len(values) > 1 else 0.0) >= LEAD_MARGIN
     ):
         return Detected(found, True)
+    if voted := _told_by_shared_words(text, values):
+        return Detected(voted, True)
     return Detected(default, False)
+
+
+def _told_by_shared_words(text: str, values: list) -> str:
+    """The language whose shopping words `text` uses most ("un perfume de": Spanish has all
+    three, French two), lingua choosing among equals; "" when English is among them, since
+    the engine's own words tell nothing then."""
+    votes = language_votes(text)
+    best = max(votes.values(), default=0)
+    top = {code for code, count in votes.items() if count == best}
+    if not best or "en" in top:
+        return ""
+    confidence = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
+    return max(sorted(top), key=lambda code: confidence.get(code, 0.0))
 
 
 def warm_up() -> None:

@@ -31,7 +31,10 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     if language == "en":
         return text
     data = language_data(language)
-    tokens = _TOKEN.findall(fold(text.replace("\u2019", "'"), READ_CHARS)[:READ_CHARS])
+    text = text.replace("\u2019", "'")
+    for word, engines in data.accented.items():
+        text = re.sub(rf"(?<!\w){word}(?!\w)", f" {engines} ", text, flags=re.IGNORECASE)
+    tokens = _TOKEN.findall(fold(text, READ_CHARS)[:READ_CHARS])
     # Each distinct word is stemmed once, however often it is repeated.
     stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
     stems = [stem_of[t] for t in tokens]
@@ -47,6 +50,8 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     position = 0
     while position < len(tokens):
         taken, words = _phrase_at(data, tokens, stems, position, glossary=glossary)
+        if not taken and tokens[position] in data.numbers:
+            taken, words = _number_at(data, tokens, position)
         if not taken and tokens[position] in data.stop_words:
             position += 1
             continue
@@ -80,26 +85,54 @@ def _phrase_at(
         found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])
         found = found or data.phrases.get(key)
-        if found is None and glossary:
+        if found is None and glossary and (length > 1 or data.glossary_form(tokens[position], key)):
             found = data.glossary.get(key)
         if found is not None:
             return length, found
     return 0, ""
 
 
+def _number_at(data: LanguageData, tokens: list[str], position: int) -> tuple[int, str]:
+    """(words taken, the number in digits) for a number written in words from `position`
+    ("deux cents": 200, "cinquante": 50); hundreds and thousands multiply what comes before."""
+    total = current = 0
+    taken = 0
+    while position + taken < len(tokens) and tokens[position + taken] in data.numbers:
+        value = data.numbers[tokens[position + taken]]
+        if value >= 1000:
+            total, current = (total + (current or 1)) * value, 0
+        elif value == 100:
+            current = (current or 1) * value
+        else:
+            current += value
+        taken += 1
+    return taken, str(total + current)
+
+
 # Shorter words are seldom two words in one.
 MIN_COMPOUND_CHARS = 8
 _MIN_PART = 3
+# An unknown head and a known tail: both long enough not to be a suffix ("-ball" of a word).
+_MIN_HEAD, _MIN_TAIL = 4, 5
 
 
 def _compound(data: LanguageData, token: str, *, glossary: bool) -> str:
     """A compound of two known words ("damenschuhe": "damen" + "schuhe") read as both, the
-    longest known head first; "" when no split gives two known words."""
+    longest known head first; else, for an English catalog, a head the data does not know
+    before a kind of goods it does ("tennisschlager": "tennis racket"), the head as written;
+    "" when no split gives a known kind."""
     words = {**data.glossary, **data.phrases} if glossary else data.phrases
     for split in range(len(token) - _MIN_PART, _MIN_PART - 1, -1):
         head, tail = data.key(token[:split]), data.key(token[split:])
         if head in words and (tail in words or tail in data.glossary):
             return f"{words[head]} {words.get(tail) or token[split:]}"
+    if not glossary:
+        return ""
+    # The shortest known tail: the longest head the shopper wrote ("tennis" of "tennisschlager").
+    for split in range(_MIN_HEAD, len(token) - _MIN_TAIL + 1):
+        tail = data.key(token[split:])
+        if tail in data.glossary:
+            return f"{token[:split]} {data.glossary[tail]}"
     return ""
 
 

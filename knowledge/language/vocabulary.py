@@ -6,7 +6,12 @@ Each file holds what any shop's shoppers say, never one catalog's products:
   follow-ups, small talk, product questions), matched on word stems so plurals and feminine
   forms match too;
 - `glossary`: the English words for common kinds of goods, colours and materials, used only
-  when the catalog itself is in English (a French catalog is searched in French).
+  when the catalog itself is in English (a French catalog is searched in French);
+- `accented`: words an accent tells apart from another once folded (Italian "è", is, not
+  "e", and), read as the engine's words before folding.
+
+All of a language's words also vote for it (`language_votes`): a short message no word of
+which is one language's alone is told by the language that has most of them.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ STEMMERS = {
 }
 # The most words a phrase of the data files has.
 MAX_PHRASE_WORDS = 5
+# Shorter stems match only the glossary word's own forms (LanguageData.glossary_form).
+MIN_STEM_MATCH = 4
 _WORD = re.compile(r"\w+")
 
 
@@ -51,11 +58,31 @@ class LanguageData:
     targets: frozenset[str] = frozenset()
     glossary_words: frozenset[str] = frozenset()
     compounds: bool = False  # words are written together ("Damenschuhe"): split them
+    # words an accent tells apart from another once folded (Italian "è", is, and "e", and),
+    # read as the engine's words before folding
+    accented: dict[str, str] = field(default_factory=dict)
+    # numbers written in words (not "un", "ein": articles too) -> their value
+    numbers: dict[str, int] = field(default_factory=dict)
     # the first word of every phrase and glossary entry, as written and as a stem
     starts: frozenset[str] = frozenset()
+    # glossary words of a stem shorter than MIN_STEM_MATCH -> those words: such a stem is
+    # too often another word's ("com" of "comida", food, and of "como", how)
+    short_stems: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def stem(self, word: str) -> str:
         return stemmer(self.code).stemWord(word)
+
+    def glossary_form(self, token: str, key: str) -> bool:
+        """Whether `token` is a form of the glossary's word of stem `key`: any token for a
+        long stem; for a short one, the word itself or a form differing in its last letters
+        ("rojos", "nere" for "rojo", "nero"), not a word that only shares the stem ("como")."""
+        words = self.short_stems.get(key)
+        if words is None:
+            return True
+        return any(
+            abs(len(token) - len(word)) <= 2 and token[: len(word) - 1] == word[: len(word) - 1]
+            for word in words
+        )
 
     def key(self, text: str) -> str:
         """A phrase's lookup key: its folded words' stems."""
@@ -68,6 +95,27 @@ def stemmer(code: str):
     return snowballstemmer.stemmer(STEMMERS[code])
 
 
+# Plural and feminine endings, for words whose forms Snowball stems apart (Italian "telefono"
+# is "telef", "telefoni" "telefon"): (ending, replacement) pairs per language.
+_ENDINGS = {
+    "it": (("o", "i"), ("a", "e"), ("e", "i"), ("co", "chi"), ("ca", "che")),
+    "es": (("", "s"), ("", "es"), ("z", "ces"), ("o", "a"), ("o", "as")),
+    "fr": (("", "s"), ("", "x"), ("al", "aux"), ("", "e"), ("", "es")),
+    "de": (("", "e"), ("", "en"), ("", "n"), ("", "s"), ("", "er")),
+}
+
+
+def inflections(code: str, word: str) -> list[str]:
+    """The plural and feminine forms of a one-word glossary entry ("telefono": "telefoni")."""
+    if not _WORD.fullmatch(word):
+        return []
+    return [
+        word[: len(word) - len(end)] + new
+        for end, new in _ENDINGS.get(code, ())
+        if word.endswith(end)
+    ]
+
+
 @functools.cache
 def language_data(code: str) -> LanguageData:
     # Every value a string: YAML 1.1 would read "no", "si" or "on" as booleans.
@@ -76,12 +124,17 @@ def language_data(code: str) -> LanguageData:
         code,
         stop_words=frozenset(fold(w) for w in raw.get("stop_words", [])),
         compounds=raw.get("compounds") == "true",
+        accented={str(k).lower(): str(v) for k, v in (raw.get("accented") or {}).items()},
+        numbers={fold(str(k)): int(v) for k, v in (raw.get("numbers") or {}).items()},
     )
     for kind in ("phrases", "glossary"):
         target = getattr(data, kind)
         for english, said in (raw.get(kind) or {}).items():
             for text in said:
                 target.setdefault(data.key(str(text)), str(english))
+                if kind == "glossary":
+                    for form in inflections(code, fold(str(text))):
+                        target.setdefault(data.key(form), str(english))
                 if kind == "phrases":
                     data.exact.setdefault(" ".join(_WORD.findall(fold(str(text)))), str(english))
     said = [
@@ -105,6 +158,10 @@ def language_data(code: str) -> LanguageData:
     data.glossary_words = frozenset(
         fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
     )
+    for word in data.glossary_words:
+        key = data.key(word)
+        if _WORD.fullmatch(word) and len(key) < MIN_STEM_MATCH:
+            data.short_stems[key] = data.short_stems.get(key, frozenset()) | {word}
     return data
 
 
@@ -155,3 +212,39 @@ def marker_languages(text: str) -> set[str]:
     }
     best = max(counts.values(), default=0)
     return {code for code, count in counts.items() if count == best} if best else set()
+
+
+# A vote is no language's alone, so shorter stems than a marker's count ("uhr" of "Uhren").
+MIN_VOTE_STEM = 3
+
+
+@functools.cache
+def _language_words() -> dict[str, tuple[frozenset[str], frozenset[str]]]:
+    """Per language, the words of its data (stop words, phrase and glossary words, these
+    inflected) and their stems of at least MIN_VOTE_STEM letters; English's are its stop and
+    shared words and the engine's words the other languages' data reads phrases as."""
+    raw = yaml.load((DATA / "en.yaml").read_text(encoding="utf-8"), yaml.BaseLoader) or {}
+    english = {fold(w) for kind in ("stop_words", "shared_words") for w in raw.get(kind, [])}
+    for code in LANGUAGES:
+        english |= language_data(code).targets
+    found = {}
+    for code in LANGUAGES:
+        data = language_data(code)
+        words = english if code == "en" else data.markers
+        if code != "en":
+            words = words | {f for w in data.glossary_words for f in inflections(code, w)}
+        stems = {stemmer(code).stemWord(w) for w in words}
+        found[code] = (frozenset(words), frozenset(s for s in stems if len(s) >= MIN_VOTE_STEM))
+    return found
+
+
+def language_votes(text: str) -> dict[str, int]:
+    """For each language, how many words of `text` its data has, shared words included ("un"
+    and "de" count for French and Spanish alike): what short function words and kinds of goods
+    say when no word is one language's alone."""
+    said = _WORD.findall(fold(text))
+    votes = {}
+    for code, (words, stems) in _language_words().items():
+        stem = stemmer(code).stemWord
+        votes[code] = sum(w in words or (len(w) > MIN_VOTE_STEM and stem(w) in stems) for w in said)
+    return votes

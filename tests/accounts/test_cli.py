@@ -29,10 +29,11 @@ def test_operator_flow_from_organization_to_revoked_key():
     organization = Organization.objects.get(pk=organization_id)
     assert organization.monthly_quota == 1000
 
-    chatbot_id = run_json("create_chatbot", "Shoe Shop", "Helper", "--greeting", "Hello!")[
-        "chatbotId"
-    ]
-    assert Chatbot.objects.get(pk=chatbot_id).greeting == "Hello!"
+    chatbot_id = run_json(
+        "create_chatbot", "Shoe Shop", "Helper", "--greeting", "Hello!", "--language", "de"
+    )["chatbotId"]
+    chatbot = Chatbot.objects.get(pk=chatbot_id)
+    assert (chatbot.greeting, chatbot.language) == ("Hello!", "de")
 
     issued = run_json(
         "issue_api_key", organization_id, "--environment", "production", "--expires", "2099-01-31"

@@ -195,3 +195,18 @@ def test_ungrounded_facts_read_prices_and_stock_as_each_language_writes_them(con
 
     # Then only the figures the catalog does not back are reported
     assert [p.split(" is ")[0] for p in found] == problems
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "said",
+    ["moins de cent euros", "unter hundert Euro", "menos de cien euros", "meno di cento euro"],
+)
+def test_an_amount_the_shopper_wrote_in_words_backs_the_same_figure_in_the_reply(said):
+    product = ProductFactory(title="Huile de colza", price=Decimal("5.56"))
+
+    found = ungrounded_facts(
+        product.organization, {"content": "Huile de colza: moins de 100,00 €"}, [said], "", set()
+    )
+
+    assert found == []

@@ -134,6 +134,25 @@ def test_a_short_first_message_is_answered_in_the_catalogs_language(shop):
 
 
 @pytest.mark.django_db
+def test_a_short_first_message_is_answered_in_the_chatbots_language_before_the_catalogs(shop):
+    # Given the chatbot of a German storefront on an English catalog
+    shop.chatbot.language = "de"
+    shop.chatbot.save(update_fields=["language"])
+    try:
+        # When a first message is a word English and German share
+        chat_id = shop.chat()
+        body = _reply(shop, chat_id, "Tablets")
+        english = _reply(shop, chat_id, "show me the cheapest laptops please")
+    finally:
+        shop.chatbot.language = ""
+        shop.chatbot.save(update_fields=["language"])
+
+    # Then it is answered in German; a message that tells its language is answered in it
+    assert body["products"] and _language(body, shop) == "de", body["content"]
+    assert _language(english, shop) == "en", english["content"]
+
+
+@pytest.mark.django_db
 def test_prices_are_written_as_the_shoppers_language_writes_them(shop):
     chat_id = shop.chat()
     _reply(shop, chat_id, "des ordinateurs portables")
@@ -201,3 +220,22 @@ def test_the_catalogs_own_names_do_not_make_a_message_foreign(shop, message):
     body = _reply(shop, shop.chat(), message)
 
     assert _language(body, shop) in ("en", ""), body["content"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "negation"),
+    [
+        ("vous vendez des trampolines ?", "aucun"),
+        ("¿venden trampolines?", "no encontr"),
+        ("verkauft ihr Trampoline?", "nichts"),
+        ("vendete trampolini?", "non ho trovato"),
+    ],
+)
+def test_what_the_catalog_does_not_hold_is_said_plainly_in_the_shoppers_language(
+    shop, message, negation
+):
+    body = _reply(shop, shop.chat(), message)
+
+    assert not body.get("products")
+    assert negation in body["content"], body["content"]

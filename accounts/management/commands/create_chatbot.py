@@ -9,9 +9,18 @@ class Command(JsonCommand):
         parser.add_argument("org")
         parser.add_argument("name")
         parser.add_argument("--greeting", default="", help="first message of every new chat")
+        parser.add_argument(
+            "--language",
+            default="",
+            choices=["", "en", "fr", "de", "es", "it"],
+            help="the shoppers' language, for messages too short to tell (default: the org's)",
+        )
 
-    def run(self, *, org: str, name: str, greeting: str, **options):
+    def run(self, *, org: str, name: str, greeting: str, language: str, **options):
         chatbot = chatbot_create(
-            organization=organization_resolve(ref=org), name=name, greeting=greeting
+            organization=organization_resolve(ref=org),
+            name=name,
+            greeting=greeting,
+            language=language,
         )
         return {"chatbotId": str(chatbot.id)}, f"Created chatbot {chatbot.name} ({chatbot.id})"

@@ -80,7 +80,8 @@ def read(request: ReplyRequest, vocabulary: Vocabulary) -> Understanding:
 
 def reply_language(request: ReplyRequest, vocabulary: Vocabulary, reading: Understanding) -> str:
     """The message's language, or the conversation's for a message too short to tell
-    ("ok") or that its language could equally have written; else the catalog's."""
+    ("ok") or that its language could equally have written; else the chatbot's, else the
+    catalog's."""
     earlier = None
     for message in reversed(list(dl.recent_turns(list(request.history)))):
         if message.type == "user":
@@ -90,7 +91,10 @@ def reply_language(request: ReplyRequest, vocabulary: Vocabulary, reading: Under
                 break
     detected = Detected(reading.language, reading.language_sure)
     return conversation_language(
-        detected, request.message, earlier=earlier, default=vocabulary.language
+        detected,
+        request.message,
+        earlier=earlier,
+        default=request.chatbot.language or vocabulary.language,
     )
 
 

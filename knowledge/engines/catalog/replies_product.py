@@ -208,7 +208,7 @@ def price_sentences(product: Product) -> list[str]:
             % {"name": product.title, "now": now}
         ]
     if product.price_info:
-        sentences.append(f"Price details: {product.price_info}.")
+        sentences.append(gettext("Price details: %(info)s.") % {"info": product.price_info})
     return sentences
 
 
@@ -386,17 +386,38 @@ def _values_text(
     return text
 
 
+def topic_name(topic: str) -> str:
+    """A product-page topic of lexicon.TOPICS ("battery life") in the reply's language."""
+    names = {
+        "smell": gettext("smell"),
+        "battery life": gettext("battery life"),
+        "storage": gettext("storage"),
+        "dimensions": gettext("dimensions"),
+        "compatibility": gettext("compatibility"),
+        "ingredients": gettext("ingredients"),
+        "allergens": gettext("allergens"),
+        "suitability for sensitive skin": gettext("suitability for sensitive skin"),
+        "warranty": gettext("warranty"),
+        "capacity": gettext("capacity"),
+        "fit": gettext("fit"),
+    }
+    return names.get(topic, topic)
+
+
 def topic_sentences(product: Product, topic: str, variants: list[Product]) -> list[str]:
     """A detail only the description can tell (battery life, fit...): quoted, or said unknown."""
     _pattern, keywords = lx.TOPICS[topic]
     quote = description_quote(product, list(keywords))
+    values = {"topic": topic_name(topic), "name": product.title, "quote": quote}
     if quote:
-        sentences = [f"About the {topic}, the {product.title}'s description says: “{quote}”"]
+        sentences = [
+            gettext("About the %(topic)s, the %(name)s's description says: “%(quote)s”") % values
+        ]
     else:
-        sentences = [f"The catalog doesn't give the {topic} of the {product.title}."]
+        sentences = [gettext("The catalog doesn't give the %(topic)s of the %(name)s.") % values]
         first = re.split(r"(?<=[.!?])\s+", (product.description or "").strip())[0]
         if first:
-            sentences.append(f"What it does say: “{first}”")
+            sentences.append(gettext("What it does say: “%(first)s”") % {"first": first})
     sizes = _sorted_values(variants, "size")
     if topic == "fit" and sizes:
         sentences.append(gettext("It comes in sizes %(sizes)s.") % {"sizes": ph.join(sizes)})
@@ -443,10 +464,13 @@ def details_sentences(
     asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
     quote = description_quote(product, asked) if asked else ""
     if quote:
-        sentences.append(f"About that, the description says: “{quote}”")
+        sentences.append(
+            gettext("About that, the description says: “%(quote)s”") % {"quote": quote}
+        )
     elif asked and not quote and product.description:
         sentences.append(
-            f"The catalog doesn't say anything about {' '.join(asked)}, but here's what it says:"
+            gettext("The catalog doesn't say anything about %(asked)s, but here's what it says:")
+            % {"asked": " ".join(asked)}
         )
     if product.description and not quote:
         sentences.append(product.description.strip())

@@ -157,7 +157,7 @@ def _relaxed_lead(found: Found, shown: list[Product], *, more: bool) -> str:
     asked_c = found.constraints
     count = len(shown)
     used = ph.describe(found.used, currency, with_sort=False)
-    values = {"count": count, "used": used, "relaxed": ph.join(found.relaxed)}
+    values = {"count": count, "used": used, "relaxed": _limit_names(found.relaxed)}
     if more:
         return (
             ngettext(
@@ -452,22 +452,50 @@ def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> D
     budget = ph.price_phrase(wishes, _currency(shown, context.vocabulary.currency))
     people = {"male": "him", "female": "her"}
     for_whom = next((people[g.lower()] for g in wishes.genders if g.lower() in people), "")
-    lead = "Happy to help you find a gift! Here are some ideas" + (
-        f" for {for_whom}" if for_whom else ""
-    )
-    lead += f" {budget}:" if budget else ":"
+    lead = f"{gettext('Happy to help you find a gift!')} {_gift_ideas(for_whom, budget)}"
     if not shown:
         return nothing_found(context, wishes, found)
     items = items_for(context, shown, found.used, "gift ideas" + (f" {budget}" if budget else ""))
     lines = [lead] + [ph.product_line(i.product, i.reasons) for i in items]
     lines.append(gettext("Tell me what they like, or your budget, and I'll narrow it down."))
-    suggestions = [] if budget else ["Gift ideas under 50"]
+    suggestions = [] if budget else [gettext("Gift ideas under 50")]
     suggestions += [gettext("Compare the first two"), gettext("Tell me more about the first one")]
     return Draft(
         text="\n".join(lines),
         items=items,
         suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary)),
     )
+
+
+def _gift_ideas(for_whom: str, budget: str) -> str:
+    """The sentence "Here are some ideas for him under $50:" in the reply's language."""
+    if budget:
+        ideas = {
+            "him": gettext("Here are some ideas for him %(budget)s:"),
+            "her": gettext("Here are some ideas for her %(budget)s:"),
+        }.get(for_whom) or gettext("Here are some ideas %(budget)s:")
+        return ideas % {"budget": budget}
+    return {
+        "him": gettext("Here are some ideas for him:"),
+        "her": gettext("Here are some ideas for her:"),
+    }.get(for_whom) or gettext("Here are some ideas:")
+
+
+def _limit_names(relaxed: list[str]) -> str:
+    """The names of the limits a search gave up (finding._RELAXATIONS), in the reply's
+    language; the tool response keeps them in English."""
+    names = {
+        "price": gettext("price"),
+        "colour": gettext("colour"),
+        "size": gettext("size"),
+        "material": gettext("material"),
+        "on sale": gettext("on sale"),
+        "in stock": gettext("in stock"),
+        "gender": gettext("gender"),
+        "brand": gettext("brand"),
+        "category": gettext("category"),
+    }
+    return ph.join([names.get(name, name) for name in relaxed])
 
 
 __all__ = [
