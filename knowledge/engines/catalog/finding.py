@@ -186,6 +186,26 @@ def matches_all(product: Product, words: list[str]) -> bool:
     return all(singular(fold(word))[:5] in text for word in words)
 
 
+def _matches_any(product: Product, words: list[str]) -> bool:
+    return any(matches_all(product, [word]) for word in words)
+
+
+def _in_title_or_description(product: Product, word: str) -> bool:
+    text = fold(f"{product.title} {product.description}")
+    return singular(fold(word))[:5] in text
+
+
+def _named_first(products: list[Product], said: list[str]) -> list[Product]:
+    """Without the products a word finds only through their category's name when others are
+    named by it: "riz" finds every product of "Céréales, pâtes et riz", but the rice is what
+    has it in its title."""
+    for word in said:
+        if not any(_named_by(p, [word]) for p in products):
+            continue
+        products = [p for p in products if _in_title_or_description(p, word)]
+    return products
+
+
 def _named_by(product: Product, said: list[str]) -> bool:
     title = {singular(word) for word in words(product.title)}
     return any(singular(word) in title for word in said)
@@ -223,13 +243,24 @@ def search_once(
         spellings=vocabulary.spellings,
     )
     unmatched = [w for w in words if w not in result.terms]
-    wanted = [t for t in result.terms if t not in hints]
     said = [w for w in words if w not in hints]
+    # Each word the shopper said, or the catalog words the search took for it ("poisson":
+    # "poissonnerie"), any of which matches.
+    groups = [
+        [w] if w in result.terms else vocabulary.spellings.get(w, []) for w in dict.fromkeys(said)
+    ]
     # The search drops a word no product has ("purple" laptops): then nothing is exact.
-    dropped = len(wanted) < len(set(said))
-    exact = [] if dropped else [p for p in result.products if matches_all(p, wanted)]
-    if exact:
-        return Attempt(exact, [], result.total, result.terms, unmatched)
+    dropped = any(not group for group in groups)
+    exact = (
+        []
+        if dropped
+        else [p for p in result.products if all(_matches_any(p, group) for group in groups)]
+    )
+    named = _named_first(exact, said)
+    if named:
+        # Fewer than the search counted: the others were found by their category's name only.
+        total = result.total if len(named) == len(exact) else len(named)
+        return Attempt(named, [], total, result.terms, unmatched)
     return Attempt([], result.products, 0, result.terms, unmatched)
 
 
