@@ -31,7 +31,8 @@ GROCERY = [
 ]
 
 
-def _shop(tmp_path, rows, language: str) -> APIClient:
+def _shop(tmp_path, rows, language: str, stores: dict[str, list[str]] | None = None) -> APIClient:
+    """A shop of `rows`; `stores`: each store's name -> the titles it has in stock."""
     organization = OrganizationFactory(name=f"Vocabulary {language}", language=language)
     items = [
         item(
@@ -52,7 +53,24 @@ def _shop(tmp_path, rows, language: str) -> APIClient:
         )
         for number, (title, price, shelf, description) in enumerate(rows, start=1)
     ]
-    summary, failed = run_import(str(organization.id), str(write(tmp_path / "f.tsv", tsv(items))))
+    files = [str(write(tmp_path / "f.tsv", tsv(items)))]
+    if stores:
+        codes = {name: f"store-{number}" for number, name in enumerate(stores, start=1)}
+        store_lines = ["store_code\tname"] + [f"{codes[name]}\t{name}" for name in stores]
+        rows_of = {values["title"]: values["id"] for values in items}
+        stock = ["store_code\tid\tavailability\tquantity"] + [
+            f"{codes[name]}\t{rows_of[title]}\t"
+            + ("in_stock\t5" if title in stocked else "out_of_stock\t0")
+            for name, stocked in stores.items()
+            for title in rows_of
+        ]
+        files += [
+            "--stores",
+            str(write(tmp_path / "s.tsv", "\n".join(store_lines) + "\n")),
+            "--inventory",
+            str(write(tmp_path / "i.tsv", "\n".join(stock) + "\n")),
+        ]
+    summary, failed = run_import(str(organization.id), *files)
     assert not failed, summary
     chatbot = ChatbotFactory(organization=organization)
     client = APIClient()
@@ -121,3 +139,20 @@ def test_an_english_shelf_shares_its_last_word_between_its_parts(tmp_path):
     # "Food & Beverage Carriers" carry food: "food" is not that shelf; "kitchen" is its own.
     assert "Oat Flakes" in _titles(_ask(shop, "food"))
     assert set(_titles(_ask(shop, "kitchen"))) == {"Steel Bottle", "Lunch Box"}
+
+
+def test_a_store_named_by_two_words_of_its_name_is_the_store_not_a_product_word(tmp_path):
+    shop = _shop(
+        tmp_path,
+        [
+            ("Nutella", "4.10", "Épicerie sucrée", "Pâte à tartiner."),
+            ("Champignon de Paris", "3.10", "Fruits et légumes", "Champignon blanc."),
+        ],
+        "fr",
+        stores={"Paris Bastille": ["Champignon de Paris"], "Lyon Croix-Rousse": ["Nutella"]},
+    )
+
+    reply = _ask(shop, "est-ce que vous avez du Nutella à Paris Bastille ?")
+
+    assert _titles(reply) == ["Nutella"]
+    assert "Paris Bastille" in reply["content"]

@@ -500,7 +500,11 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     found = [
         named
         for named in vocabulary.index("stores").find(work)
-        if about_stores or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+        if about_stores
+        or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+        # Two words of a store's name together ("Paris Bastille") name the store; one may
+        # be a product's ("Champignon de Paris").
+        or " " in work[named.start : named.end].strip()
     ]
     if not found:
         return "", work
