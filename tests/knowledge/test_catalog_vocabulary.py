@@ -31,8 +31,15 @@ GROCERY = [
 ]
 
 
-def _shop(tmp_path, rows, language: str, stores: dict[str, list[str]] | None = None) -> APIClient:
-    """A shop of `rows`; `stores`: each store's name -> the titles it has in stock."""
+def _shop(
+    tmp_path,
+    rows,
+    language: str,
+    stores: dict[str, list[str]] | None = None,
+    age_groups: dict[str, str] | None = None,
+) -> APIClient:
+    """A shop of `rows`; `stores`: each store's name -> the titles it has in stock;
+    `age_groups`: a title -> its feed's age_group."""
     organization = OrganizationFactory(name=f"Vocabulary {language}", language=language)
     items = [
         item(
@@ -48,7 +55,7 @@ def _shop(tmp_path, rows, language: str, stores: dict[str, list[str]] | None = N
             size="",
             material="",
             gender="",
-            age_group="",
+            age_group=(age_groups or {}).get(title, ""),
             brand="",
         )
         for number, (title, price, shelf, description) in enumerate(rows, start=1)
@@ -156,3 +163,29 @@ def test_a_store_named_by_two_words_of_its_name_is_the_store_not_a_product_word(
 
     assert _titles(reply) == ["Nutella"]
     assert "Paris Bastille" in reply["content"]
+
+
+def test_the_catalog_age_groups_are_understood_like_its_genders(tmp_path):
+    shop = _shop(
+        tmp_path,
+        [
+            ("Rain Jacket Junior", "39.00", "Clothing > Jackets", "A light rain jacket."),
+            ("Rain Jacket", "89.00", "Clothing > Jackets", "A light rain jacket."),
+            ("Rain Jacket Mini", "29.00", "Clothing > Jackets", "A light rain jacket."),
+        ],
+        "en",
+        age_groups={
+            "Rain Jacket Junior": "kids",
+            "Rain Jacket": "adult",
+            "Rain Jacket Mini": "toddler",
+        },
+    )
+
+    assert _titles(_ask(shop, "a rain jacket for kids")) == ["Rain Jacket Junior"]
+    assert _titles(_ask(shop, "jackets for children")) == ["Rain Jacket Junior"]
+    assert _titles(_ask(shop, "a jacket for my baby")) == ["Rain Jacket Mini"]
+    assert set(_titles(_ask(shop, "rain jackets"))) == {
+        "Rain Jacket Junior",
+        "Rain Jacket",
+        "Rain Jacket Mini",
+    }

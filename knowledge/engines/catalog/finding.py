@@ -36,6 +36,7 @@ _RELAXATIONS: list[tuple[str, tuple[str, ...]]] = [
     ("on sale", ("on_sale",)),
     ("in stock", ("in_stock",)),
     ("gender", ("genders",)),
+    ("age group", ("age_groups",)),
     ("brand", ("brands",)),
     ("category", ("category",)),
 ]
@@ -88,7 +89,15 @@ def constraints_json(constraints: Constraints) -> dict[str, Any]:
     for name in ("category", "sort"):
         if getattr(constraints, name):
             body[name] = getattr(constraints, name)
-    for name in ("brands", "exclude_brands", "colors", "sizes", "materials", "genders"):
+    for name in (
+        "brands",
+        "exclude_brands",
+        "colors",
+        "sizes",
+        "materials",
+        "genders",
+        "age_groups",
+    ):
         if getattr(constraints, name):
             body[_camel(name)] = list(getattr(constraints, name))
     for name in ("min_price", "max_price", "around"):
@@ -143,6 +152,7 @@ def _filters_and_words(
         sizes=constraints.sizes,
         materials=materials,
         genders=constraints.genders,
+        age_groups=constraints.age_groups,
         on_sale=constraints.on_sale,
     )
     return filters, words, hints

@@ -114,6 +114,26 @@ GENDER_WORDS = {
     "unisex": "unisex",
 }
 
+# Merchant Center's age groups (newborn, infant, toddler, kids, adult) a shopper's word may
+# mean, best first: a catalog's own values decide which of them count (vocabulary.py).
+AGE_GROUP_WORDS = {
+    "newborn": ("newborn", "infant"),
+    "newborns": ("newborn", "infant"),
+    "baby": ("infant", "newborn", "toddler"),
+    "babies": ("infant", "newborn", "toddler"),
+    "infant": ("infant", "newborn"),
+    "infants": ("infant", "newborn"),
+    "toddler": ("toddler",),
+    "toddlers": ("toddler",),
+    "kid": ("kids",),
+    "kids": ("kids",),
+    "child": ("kids",),
+    "children": ("kids",),
+    "childrens": ("kids",),
+    "adult": ("adult",),
+    "adults": ("adult",),
+}
+
 # General shopping English: a shopper's word and the words shops name its category with. A
 # target counts only when the catalog has a category level named by it, or ending in it
 # ("earrings" finds a catalog's "Womens Jewellery" through "jewellery"): vocabulary.py.

@@ -64,6 +64,7 @@ class Constraints:
     sizes: tuple[str, ...] = ()
     materials: tuple[str, ...] = ()
     genders: tuple[str, ...] = ()
+    age_groups: tuple[str, ...] = ()
     min_price: Decimal | None = None
     max_price: Decimal | None = None
     around: Decimal | None = None
@@ -409,6 +410,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             genders.append(vocabulary.genders.get(gender, gender))
         for word in dict.fromkeys(gender_words):
             work = re.sub(rf"\b{word}\b", " ", work)
+    age_groups, work = _age_groups(work, vocabulary)
 
     pronoun = bool(lx.PRONOUNS.search(normalized))
     plural_reference = bool(lx.PLURAL_REFERENCE.search(normalized))
@@ -430,6 +432,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         sizes=tuple(dict.fromkeys(sizes)),
         materials=tuple(dict.fromkeys(materials)),
         genders=tuple(dict.fromkeys(genders)),
+        age_groups=age_groups,
         min_price=limits.min_price,
         max_price=limits.max_price,
         around=limits.around,
@@ -509,6 +512,23 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     if not found:
         return "", work
     return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _age_groups(work: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], str]:
+    """The catalog's age groups a message names ("for kids", "baby"), and the text without
+    their words; none when the catalog has no age groups or none the words may mean."""
+    if not vocabulary.age_groups:
+        return (), work
+    found: list[str] = []
+    said = [word for word in re.findall(r"\w+", work) if word in lx.AGE_GROUP_WORDS]
+    for word in dict.fromkeys(said):
+        values = [
+            vocabulary.age_groups[g] for g in lx.AGE_GROUP_WORDS[word] if g in vocabulary.age_groups
+        ]
+        if values:
+            found.extend(values)
+            work = re.sub(rf"\b{word}\b", " ", work)
+    return tuple(dict.fromkeys(found)), work
 
 
 def _not_in_feed(work: str, vocabulary: Vocabulary) -> tuple[str, str]:

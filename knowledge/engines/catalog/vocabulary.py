@@ -46,6 +46,7 @@ class Vocabulary:
     sizes: dict[str, str] = field(default_factory=dict)
     materials: dict[str, str] = field(default_factory=dict)
     genders: dict[str, str] = field(default_factory=dict)
+    age_groups: dict[str, str] = field(default_factory=dict)  # "kids" -> the feed's "Kids"
     stores: dict[str, str] = field(default_factory=dict)  # folded name/code/city -> code
     # The catalog's name words (titles, brands, categories, attributes: SearchTerm), to tell
     # a product word from small talk and a plural from a word the catalog lacks.
@@ -196,6 +197,7 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
         ("size", vocabulary.sizes),
         ("material", vocabulary.materials),
         ("gender", vocabulary.genders),
+        ("age_group", vocabulary.age_groups),
     ):
         for value in _distinct(organization, field_name):
             target.setdefault(phrase(value), value)
