@@ -7,7 +7,7 @@ import unicodedata
 
 # Letters Unicode does not decompose, written as the two letters they join ("œufs" is how
 # "oeufs" is also spelt, and PostgreSQL's unaccent reads them so too).
-_LIGATURES = str.maketrans({"œ": "oe", "Œ": "OE", "æ": "ae", "Æ": "AE"})
+_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae"})  # after casefold
 
 
 def fold(text: str, limit: int | None = None) -> str:
@@ -18,7 +18,6 @@ def fold(text: str, limit: int | None = None) -> str:
     """
     if text.isascii():  # the common case, and ten times faster
         return text[:limit].lower()
-    text = text.translate(_LIGATURES)
     decomposed = unicodedata.normalize("NFKD", text)[: None if limit is None else limit * 2]
     folded = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-    return folded[:limit]
+    return folded.translate(_LIGATURES)[:limit]
