@@ -339,6 +339,9 @@ def rank(products: list[Product], constraints: Constraints) -> list[Product]:
     if constraints.max_price is not None and constraints.min_price is None:
         # Browsing within a budget: the most the budget buys first.
         return sorted(products, key=lambda p: (in_stock_first(p), -p.current_price))
+    if constraints.max_price is not None:
+        # Browsing a price band ("between 12 and 15"): up from its low end.
+        return sorted(products, key=lambda p: (in_stock_first(p), p.current_price))
     # Browsing a category: what is in stock and on sale first.
     return sorted(products, key=lambda p: (in_stock_first(p), -discount_share(p)))
 

@@ -1,0 +1,65 @@
+"""The order a search lists equally good products in (knowledge/engines/catalog/finding.py:
+rank), through POST /v1/chats/{chatId}/messages on a small feed."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_issue
+from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.knowledge.catalog_files import item, run_import, tsv, write
+
+pytestmark = pytest.mark.django_db
+
+# One shelf, titles in alphabetical order unlike their prices.
+FISH = [("Anchois", "10.70"), ("Cabillaud", "14.90"), ("Colin", "13.10"), ("Truite", "12.20")]
+
+
+@pytest.fixture
+def client(tmp_path):
+    shop = OrganizationFactory(language="fr")
+    items = [
+        item(
+            number,
+            title=title,
+            price=f"{price} EUR",
+            description=f"{title} frais.",
+            link=f"https://shop.example/p/{number}",
+            product_type="Poissonnerie",
+            google_product_category="",
+            brand="",
+            color="",
+            size="",
+            material="",
+            item_group_id="",
+            gender="",
+            age_group="",
+        )
+        for number, (title, price) in enumerate(FISH, start=1)
+    ]
+    _, failed = run_import(str(shop.id), str(write(tmp_path / "f.tsv", tsv(items))))
+    assert not failed
+    api = APIClient()
+    api.credentials(HTTP_X_API_KEY=api_key_issue(organization=shop).key)
+    api.chatbot_id = str(ChatbotFactory(organization=shop).id)  # type: ignore[attr-defined]
+    return api
+
+
+def _titles(client: APIClient, message: str) -> list[str]:
+    chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
+    response = client.post(
+        f"/v1/chats/{chat.json()['id']}/messages",
+        {"message": message, "currentUrl": "https://shop.example/"},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    return [product["designation"] for product in response.json()["products"]]
+
+
+def test_a_price_band_lists_its_products_up_from_its_low_end(client):
+    assert _titles(client, "du poisson entre 12 et 15 euros") == ["Truite", "Colin", "Cabillaud"]
+
+
+def test_a_budget_lists_the_most_it_buys_first(client):
+    assert _titles(client, "du poisson à moins de 14 euros") == ["Colin", "Truite", "Anchois"]
