@@ -1,5 +1,5 @@
-"""The order a search lists equally good products in (knowledge/engines/catalog/finding.py:
-rank), through POST /v1/chats/{chatId}/messages on a small feed."""
+"""What a search shows of a shelf and in which order (knowledge/engines/catalog/finding.py),
+through POST /v1/chats/{chatId}/messages on a small feed."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def client(tmp_path):
     return api
 
 
-def _titles(client: APIClient, message: str) -> list[str]:
+def _ask(client: APIClient, message: str) -> dict:
     chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
     response = client.post(
         f"/v1/chats/{chat.json()['id']}/messages",
@@ -54,7 +54,11 @@ def _titles(client: APIClient, message: str) -> list[str]:
         format="json",
     )
     assert response.status_code == 201, response.content
-    return [product["designation"] for product in response.json()["products"]]
+    return response.json()
+
+
+def _titles(client: APIClient, message: str) -> list[str]:
+    return [product["designation"] for product in _ask(client, message)["products"]]
 
 
 def test_a_price_band_lists_its_products_up_from_its_low_end(client):
@@ -63,3 +67,14 @@ def test_a_price_band_lists_its_products_up_from_its_low_end(client):
 
 def test_a_budget_lists_the_most_it_buys_first(client):
     assert _titles(client, "du poisson à moins de 14 euros") == ["Colin", "Truite", "Anchois"]
+
+
+def test_a_shelf_named_with_words_none_of_its_products_has_shows_the_shelf(client):
+    reply = _ask(client, "du poisson pour un pique-nique, moins de 14 euros")
+
+    assert [product["designation"] for product in reply["products"]] == [
+        "Colin",
+        "Truite",
+        "Anchois",
+    ]
+    assert "pique nique" in reply["content"]  # named as the words no product matches

@@ -486,12 +486,39 @@ def find(
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,
         )
+    if constraints.category and constraints.terms:
+        return _shelf_without_words(organization, vocabulary, constraints, store, first)
     return Found(
         constraints=constraints,
         used=constraints,
         products=[],
         total=0,
         relaxed=[],
+        searched_terms=first.terms,
+        unmatched_terms=first.unmatched,
+    )
+
+
+def _shelf_without_words(
+    organization: Organization,
+    vocabulary: Vocabulary,
+    constraints: Constraints,
+    store: Store | None,
+    first: Attempt,
+) -> Found:
+    """A shelf named with words none of its products has ("un truc sucré pour le goûter"):
+    the shelf's products within the other wishes, the words named as what was relaxed."""
+    used = replace(constraints, terms=())
+    attempt = search_once(
+        organization=organization, vocabulary=vocabulary, constraints=used, store=store
+    )
+    return Found(
+        constraints=constraints,
+        used=used,
+        products=rank(attempt.exact, used),
+        total=attempt.total,
+        distinct_total=distinct_total(attempt.exact, attempt.total),
+        relaxed=["words"] if attempt.exact else [],
         searched_terms=first.terms,
         unmatched_terms=first.unmatched,
     )
