@@ -189,3 +189,18 @@ def test_the_catalog_age_groups_are_understood_like_its_genders(tmp_path):
         "Rain Jacket",
         "Rain Jacket Mini",
     }
+
+
+def test_an_adjective_in_y_finds_the_noun_the_catalog_has(tmp_path):
+    shop = _shop(
+        tmp_path,
+        [
+            ("Rain Jacket", "89.00", "Clothing > Jackets", "Keeps you dry."),
+            ("Steel Bottle", "20.00", "Kitchen > Bottles", "Keeps water cold on a walk."),
+            ("Sun Hat", "25.00", "Clothing > Hats", "A wide brim."),
+        ],
+        "en",
+    )
+
+    assert _titles(_ask(shop, "something for a rainy day"))[0] == "Rain Jacket"
+    assert _titles(_ask(shop, "a hat for sunny days")) == ["Sun Hat"]

@@ -623,6 +623,12 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
     one = singular(word)
     if one != word and word in vocabulary.words and one not in vocabulary.words:
         return word
+    if (
+        (base := _adjective_base(word))
+        and base in vocabulary.words
+        and word not in vocabulary.words
+    ):
+        return base  # "a rainy walk" in a shop that sells for the rain
     if vocabulary.words and one not in vocabulary.words and word not in vocabulary.words:
         # "couches" in a shop that calls them sofas: the general synonym the catalog uses.
         for target in (*lx.CATEGORY_SYNONYMS.get(word, ()), *lx.CATEGORY_SYNONYMS.get(one, ())):
@@ -630,6 +636,15 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
                 if form in vocabulary.words:
                     return singular(form)
     return one
+
+
+def _adjective_base(word: str) -> str:
+    """The noun an English adjective in -y is made of ("rainy", "windy", "sunny": "rain",
+    "wind", "sun"), else ""."""
+    if len(word) < 5 or not word.endswith("y") or word[-2] in "aeiouy":
+        return ""
+    base = word[:-1]
+    return base[:-1] if base[-1] == base[-2] else base
 
 
 def _plural_forms(word: str) -> tuple[str, ...]:
