@@ -16,17 +16,17 @@ pytestmark = pytest.mark.django_db
 FISH = [("Anchois", "10.70"), ("Cabillaud", "14.90"), ("Colin", "13.10"), ("Truite", "12.20")]
 
 
-@pytest.fixture
-def client(tmp_path):
-    shop = OrganizationFactory(language="fr")
+def _client(tmp_path, rows: list[tuple[str, str, str, str]], language: str) -> APIClient:
+    """A shop of (title, price, shelf, description) rows with a chat key."""
+    shop = OrganizationFactory(language=language)
     items = [
         item(
             number,
             title=title,
             price=f"{price} EUR",
-            description=f"{title} frais.",
+            description=description,
             link=f"https://shop.example/p/{number}",
-            product_type="Poissonnerie",
+            product_type=shelf,
             google_product_category="",
             brand="",
             color="",
@@ -36,7 +36,7 @@ def client(tmp_path):
             gender="",
             age_group="",
         )
-        for number, (title, price) in enumerate(FISH, start=1)
+        for number, (title, price, shelf, description) in enumerate(rows, start=1)
     ]
     _, failed = run_import(str(shop.id), str(write(tmp_path / "f.tsv", tsv(items))))
     assert not failed
@@ -44,6 +44,13 @@ def client(tmp_path):
     api.credentials(HTTP_X_API_KEY=api_key_issue(organization=shop).key)
     api.chatbot_id = str(ChatbotFactory(organization=shop).id)  # type: ignore[attr-defined]
     return api
+
+
+@pytest.fixture
+def client(tmp_path):
+    return _client(
+        tmp_path, [(title, price, "Poissonnerie", f"{title} frais.") for title, price in FISH], "fr"
+    )
 
 
 def _ask(client: APIClient, message: str) -> dict:
@@ -78,3 +85,18 @@ def test_a_shelf_named_with_words_none_of_its_products_has_shows_the_shelf(clien
         "Anchois",
     ]
     assert "pique nique" in reply["content"]  # named as the words no product matches
+
+
+def test_among_closest_matches_the_one_sharing_the_rarer_word_comes_first(tmp_path):
+    shop = _client(
+        tmp_path,
+        [
+            ("Basketball", "28.00", "Sports", "Made for playing basketball on courts."),
+            ("Football", "57.00", "Sports", "Play on grass or turf."),
+            ("Tennis Ball", "12.00", "Sports", "Our dog loves these tennis balls."),
+        ],
+        "en",
+    )
+
+    # Each shares one word; "dog" is in one product, "play" in two.
+    assert _titles(shop, "something for my dog to play fetch with")[0] == "Tennis Ball"

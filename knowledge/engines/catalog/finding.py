@@ -7,6 +7,7 @@ words, ranks the candidates the way a shop assistant would (in stock first, near
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -464,15 +465,13 @@ def find(
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2]
     loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
-    shared = {p.pk: sum(matches_all(p, [w]) for w in said) for p in loose}
     if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
         # A thing named in two words, the last of which no product has ("dog food" in a shop
         # without food): a product whose description shares the other word is not it; one
         # whose name does may be ("a gift for a tennis fan": the Tennis Ball). Longer
         # messages describe a need ("for my dog to play fetch with"), kept as they are.
         loose = [p for p in loose if _named_by(p, said)]
-    # The products sharing most of the shopper's words first ("dry on a rainy walk").
-    loose.sort(key=lambda p: -shared[p.pk])
+    loose = _closest_first(loose, said)
     if loose:
         # Nothing has every word, even with the other wishes relaxed: the closest matches,
         # still within every other wish, with "words" named as what was relaxed.
@@ -496,6 +495,18 @@ def find(
         relaxed=[],
         searched_terms=first.terms,
         unmatched_terms=first.unmatched,
+    )
+
+
+def _closest_first(products: list[Product], said: list[str]) -> list[Product]:
+    """The products sharing most of the shopper's words first ("dry on a rainy walk"); among
+    those sharing as many, the ones sharing the words fewer of them have ("for my dog to play
+    fetch with": "dog" before "play")."""
+    shared = {p.pk: [w for w in said if matches_all(p, [w])] for p in products}
+    having = Counter(w for found in shared.values() for w in found)
+    return sorted(
+        products,
+        key=lambda p: (-len(shared[p.pk]), -sum(1 / having[w] for w in shared[p.pk])),
     )
 
 
