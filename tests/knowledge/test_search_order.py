@@ -100,3 +100,18 @@ def test_among_closest_matches_the_one_sharing_the_rarer_word_comes_first(tmp_pa
 
     # Each shares one word; "dog" is in one product, "play" in two.
     assert _titles(shop, "something for my dog to play fetch with")[0] == "Tennis Ball"
+
+
+def test_a_two_letter_word_of_a_need_is_shared_only_as_a_whole_word(tmp_path):
+    shop = _client(
+        tmp_path,
+        [
+            ("Gaming PC", "900.00", "Computers", "Optimised for gaming, and VR ready."),
+            ("Chevron Rug", "90.00", "Home", "A chevron pattern for any room to run across."),
+            ("Trail Shoe", "80.00", "Sport", "Made to run on trails."),
+        ],
+        "en",
+    )
+
+    # "vr" inside "chevron" would have made the rug share two words.
+    assert _titles(shop, "I need something that can run VR games")[0] == "Gaming PC"

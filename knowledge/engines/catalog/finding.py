@@ -463,8 +463,8 @@ def find(
             )
     # The search's any-word fallback and typo correction may bring products that share no
     # word with the message at all ("return policy"): those are not close matches.
-    said = [w for w in constraints.terms if len(w) > 2]
-    loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
+    said = [w for w in constraints.terms if len(w) > 2 or (len(w) == 2 and not w.isdigit())]
+    loose = [p for p in first.loose if any(_shares(p, w) for w in said)] if said else []
     if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
         # A thing named in two words, the last of which no product has ("dog food" in a shop
         # without food): a product whose description shares the other word is not it; one
@@ -502,12 +502,20 @@ def _closest_first(products: list[Product], said: list[str]) -> list[Product]:
     """The products sharing most of the shopper's words first ("dry on a rainy walk"); among
     those sharing as many, the ones sharing the words fewer of them have ("for my dog to play
     fetch with": "dog" before "play")."""
-    shared = {p.pk: [w for w in said if matches_all(p, [w])] for p in products}
+    shared = {p.pk: [w for w in said if _shares(p, w)] for p in products}
     having = Counter(w for found in shared.values() for w in found)
     return sorted(
         products,
         key=lambda p: (-len(shared[p.pk]), -sum(1 / having[w] for w in shared[p.pk])),
     )
+
+
+def _shares(product: Product, word: str) -> bool:
+    """Whether the product's text has the word; a two-letter one ("VR", "4K") as a whole word
+    of its title or description, not inside another."""
+    if len(word) > 2:
+        return matches_all(product, [word])
+    return word in words(f"{product.title} {product.description}")
 
 
 def _shelf_without_words(
