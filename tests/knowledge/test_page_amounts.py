@@ -38,7 +38,7 @@ def client(tmp_path):
             google_product_category="",
             brand="",
             color="",
-            size="",
+            size="500 g" if title == "Yaourt grec" else "",
             material="",
             item_group_id="",
             gender="",
@@ -85,3 +85,10 @@ def test_a_question_about_what_the_description_has_no_amount_of_is_still_a_searc
     reply = _ask(client, "vous avez du miel ?", YOGURT_PAGE)
 
     assert [product["designation"] for product in reply["products"]] == ["Miel"]
+
+
+def test_a_pack_size_question_is_answered_with_the_size(client):
+    reply = _ask(client, "c'est quelle contenance ?", YOGURT_PAGE)
+
+    assert "500 g" in reply["content"]
+    assert [product["url"] for product in reply["products"]] == [YOGURT_PAGE]
