@@ -92,3 +92,9 @@ def test_a_pack_size_question_is_answered_with_the_size(client):
 
     assert "500 g" in reply["content"]
     assert [product["url"] for product in reply["products"]] == [YOGURT_PAGE]
+
+
+def test_the_answer_is_in_the_shoppers_language(client):
+    reply = _ask(client, "il y a combien de protéines dedans ?", YOGURT_PAGE)
+
+    assert "À ce sujet, la description indique : « Valeurs nutritionnelles" in reply["content"]

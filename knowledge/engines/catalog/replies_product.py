@@ -411,10 +411,13 @@ def details_sentences(
     asked = [w for w in u.constraints.terms if not set(words(w)) <= named]
     quote = description_quote(product, asked) if asked else ""
     if quote:
-        sentences.append(f"About that, the description says: “{quote}”")
+        sentences.append(
+            gettext("About that, the description says: “%(quote)s”") % {"quote": quote}
+        )
     elif asked and not quote and product.description:
         sentences.append(
-            f"The catalog doesn't say anything about {' '.join(asked)}, but here's what it says:"
+            gettext("The catalog doesn't say anything about %(words)s, but here's what it says:")
+            % {"words": " ".join(asked)}
         )
     if product.description and not quote:
         sentences.append(product.description.strip())
