@@ -87,6 +87,13 @@ def test_a_question_about_what_the_description_has_no_amount_of_is_still_a_searc
     assert [product["designation"] for product in reply["products"]] == ["Miel"]
 
 
+def test_a_product_the_description_names_with_an_amount_is_still_searched_for(client):
+    # The yogurt's description gives "glucides 3,6 g"; the shopper asks for something else.
+    reply = _ask(client, "vous avez des protéines de soja ?", YOGURT_PAGE)
+
+    assert [product["designation"] for product in reply["products"]] == ["Protéines de soja"]
+
+
 def test_a_pack_size_question_is_answered_with_the_size(client):
     reply = _ask(client, "c'est quelle contenance ?", YOGURT_PAGE)
 

@@ -147,7 +147,9 @@ def about_page(u: Understanding, page: Product) -> Understanding:
     )
 
 
-# Questions about a page that are not about an amount of something its description gives.
+# A question for an amount ("how much protein?", "what's the weight of one?"), and questions
+# about a page that are not about an amount of something its description gives.
+_AMOUNT_QUESTION = re.compile(r"\b(how (much|many)|what|which)\b")
 _OTHER_QUESTIONS = frozenset(
     {"availability", "colors", "sizes", "material", "brand", "category", "compare", "similar"}
 )
@@ -156,7 +158,7 @@ _OTHER_QUESTIONS = frozenset(
 def _asked_amount(u: Understanding, page: Product) -> Understanding | None:
     """ "How much protein is in it?" on a page whose description gives an amount of protein:
     a question about the page answered from its description, not a search nor its price."""
-    if not u.interrogative or u.topic or u.asks & _OTHER_QUESTIONS:
+    if not _AMOUNT_QUESTION.search(u.normalized) or u.topic or u.asks & _OTHER_QUESTIONS:
         return None
     title = set(words(page.title))
     asked = [t for t in u.constraints.terms if not set(words(t)) & title and not t.isdigit()]
