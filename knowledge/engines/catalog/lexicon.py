@@ -490,7 +490,8 @@ ON_SALE = re.compile(
 )
 CHEAPEST = re.compile(
     r"\b(cheapest|cheap|lowest[- ]priced?|least expensive|most affordable|affordable|"
-    r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain)\b"
+    r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain|"
+    r"not (too |very |so |that )?(expensive|pricey|costly))\b"
 )
 PRICIEST = re.compile(
     r"\b(most expensive|priciest|highest[- ]priced?|most premium|luxury|luxurious|premium|"
@@ -501,8 +502,9 @@ BEST = re.compile(
     r"what would you recommend|which one should i)\b"
 )
 CHEAPER = re.compile(
-    r"\b(cheaper|less expensive|lower[- ]priced|more affordable|lower price|too expensive|"
-    r"too pricey|too much|over my budget|can't afford|cannot afford|something less)\b"
+    r"\b(cheaper|less expensive|lower[- ]priced|more affordable|lower price|"
+    r"(?<!not )too expensive|(?<!not )too pricey|too much|over my budget|can't afford|"
+    r"cannot afford|something less)\b"
 )
 PRICIER = re.compile(
     r"\b(more expensive|pricier|higher[- ]end|more premium|better quality|higher quality|"

@@ -279,9 +279,10 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
     in_stock, work = _take(lx.IN_STOCK, work)
     on_sale, work = _take(lx.ON_SALE, work)
     sort = ""
+    # Cheapest first: its phrases hold a word of the priciest ones ("least expensive").
     for pattern, order in (
-        (lx.PRICIEST, SORT_PRICIEST),
         (lx.CHEAPEST, SORT_CHEAPEST),
+        (lx.PRICIEST, SORT_PRICIEST),
         (lx.BEST, SORT_BEST),
     ):
         found, work = _take(pattern, work)
