@@ -115,3 +115,17 @@ def test_a_two_letter_word_of_a_need_is_shared_only_as_a_whole_word(tmp_path):
 
     # "vr" inside "chevron" would have made the rug share two words.
     assert _titles(shop, "I need something that can run VR games")[0] == "Gaming PC"
+
+
+def test_a_use_word_finds_products_whose_descriptions_say_it_in_other_words(tmp_path):
+    shop = _client(
+        tmp_path,
+        [
+            ("Aloe Vera", "7.00", "Garden > Plants", "A lovely house plant, easy to care for."),
+            ("Indoor Fern", "9.00", "Garden > Plants", "A lush green fern."),
+            ("Tulip Pot", "6.00", "Garden > Plants", "Flowers in full sun, for borders."),
+        ],
+        "en",
+    )
+
+    assert set(_titles(shop, "indoor plants")) == {"Aloe Vera", "Indoor Fern"}

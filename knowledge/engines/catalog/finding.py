@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from accounts.models import Organization
+from knowledge.engines.catalog.lexicon import USE_SYNONYMS
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
     SORT_CHEAPEST,
@@ -206,14 +207,17 @@ def _in_title_or_description(product: Product, word: str) -> bool:
     return singular(fold(word))[:5] in text
 
 
-def _named_first(products: list[Product], said: list[str]) -> list[Product]:
-    """Without the products a word finds only through their category's name when others are
-    named by it: "riz" finds every product of "Céréales, pâtes et riz", but the rice is what
-    has it in its title."""
+def _named_first(
+    products: list[Product], said: list[str], synonyms: dict[str, tuple[str, ...]]
+) -> list[Product]:
+    """Without the products a word (or a synonym of it) finds only through their category's
+    name when others are named by it: "riz" finds every product of "Céréales, pâtes et riz",
+    but the rice is what has it in its title."""
     for word in said:
         if not any(_named_by(p, [word]) for p in products):
             continue
-        products = [p for p in products if _in_title_or_description(p, word)]
+        forms = (word, *synonyms.get(word, ()))
+        products = [p for p in products if any(_in_title_or_description(p, w) for w in forms)]
     return products
 
 
@@ -244,6 +248,7 @@ def search_once(
         )
     ):
         sort = "price_desc"
+    synonyms = {w: USE_SYNONYMS[w] for w in words if w in USE_SYNONYMS}
     result = product_search(
         organization=organization,
         query=" ".join(words),
@@ -252,13 +257,15 @@ def search_once(
         limit=CANDIDATES,
         offset=offset,
         spellings=vocabulary.spellings,
+        synonyms=synonyms,
     )
     unmatched = [w for w in words if w not in result.terms]
     said = [w for w in words if w not in hints]
     # Each word the shopper said, or the catalog words the search took for it ("poisson":
     # "poissonnerie"), any of which matches.
     groups = [
-        [w] if w in result.terms else vocabulary.spellings.get(w, []) for w in dict.fromkeys(said)
+        [w, *synonyms.get(w, ())] if w in result.terms else vocabulary.spellings.get(w, [])
+        for w in dict.fromkeys(said)
     ]
     # The search drops a word no product has ("purple" laptops): then nothing is exact.
     dropped = any(not group for group in groups)
@@ -267,7 +274,7 @@ def search_once(
         if dropped
         else [p for p in result.products if all(_matches_any(p, group) for group in groups)]
     )
-    named = _named_first(exact, said)
+    named = _named_first(exact, said, synonyms)
     if named:
         # Fewer than the search counted: the others were found by their category's name only.
         total = result.total if len(named) == len(exact) else len(named)

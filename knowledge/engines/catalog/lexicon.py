@@ -182,6 +182,14 @@ CATEGORY_SYNONYMS = {
     "plant": ("plant",),
 }
 
+# General shopping English: where or how a product is used, and the other words product
+# descriptions say it with ("a lovely house plant" is an indoor plant). Searched as either.
+USE_SYNONYMS = {
+    "indoor": ("indoors", "house", "interior"),
+    "outdoor": ("outdoors", "outside", "patio"),
+    "wireless": ("bluetooth", "cordless"),
+}
+
 # Words that say nothing about which product is wanted.
 FILLER_WORDS = frozenset(
     [
