@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from knowledge.canonical import InvalidUrlError, canonicalize_url
 from knowledge.feeds.records import RawRecord
+from knowledge.feeds.taxonomy import UNKNOWN_ID, category_path, is_category_id
 from knowledge.feeds.values import (
     ValueProblem,
     gtin_problem,
@@ -90,6 +91,7 @@ def product_row(record: RawRecord) -> ProductRow:
             row.problems.append(f"{attribute}: missing")
     for attribute, field_name in TEXT_ATTRIBUTES.items():
         row.fields[field_name] = values.get(attribute, "")
+    row.fields["google_product_category"] = _google_category(values, row)
     row.fields["url"] = _url(values.get("link", ""), "link", row)
     row.fields["image_url"] = _image_url(values.get("image_link", ""), row)
     _prices(values, row)
@@ -121,6 +123,19 @@ def product_values(product: Product) -> dict[str, str]:
     if product.quantity is not None:
         values["quantity"] = str(product.quantity)
     return {attribute: value for attribute, value in values.items() if value}
+
+
+def _google_category(values: dict[str, str], row: ProductRow) -> str:
+    # Stored as a path whichever form the feed gives: search, the assistant's vocabulary and
+    # product kinds all read the category's words.
+    text = values.get("google_product_category", "")
+    if not is_category_id(text):
+        return text
+    path = category_path(text)
+    if path is None:
+        row.warnings.append(f"google_product_category: {UNKNOWN_ID.format(value=text.strip())}")
+        return ""
+    return path
 
 
 def _url(text: str, attribute: str, row: ProductRow) -> str:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 
+# Letters Unicode does not decompose, written as the two letters they join ("œufs" is how
+# "oeufs" is also spelt, and PostgreSQL's unaccent reads them so too).
+_LIGATURES = str.maketrans({"œ": "oe", "æ": "ae"})  # after casefold
+
 
 def fold(text: str, limit: int | None = None) -> str:
     """Lowercase without accents: "Crème BRÛLÉE" -> "creme brulee".
@@ -16,4 +20,4 @@ def fold(text: str, limit: int | None = None) -> str:
         return text[:limit].lower()
     decomposed = unicodedata.normalize("NFKD", text)[: None if limit is None else limit * 2]
     folded = "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
-    return folded[:limit]
+    return folded.translate(_LIGATURES)[:limit]

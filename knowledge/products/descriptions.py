@@ -10,10 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from knowledge.language.folding import fold
 from knowledge.models import Product
 
 # Words of a description sentence that says what a product is made of.
 MATERIAL_WORDS = ("made", "material", "leather", "cotton", "steel", "wood")
+
+# Words a shopper asks an amount by that descriptions write as a unit ("530 kcal").
+_AMOUNT_UNITS = {"calor": ("kcal", "kj"), "energ": ("kcal", "kj")}
+_WORD = re.compile(r"[^\W_]+")
 
 # A sentence ends before a capital or a quote, not after an abbreviation ("for max. 4").
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\u00c0-\u00de\"“(])")
@@ -40,3 +45,33 @@ def description_quote(product: Product, words: Sequence[str]) -> str:
         if any(pattern.search(lowered) for pattern in patterns):
             return sentence.strip()
     return ""
+
+
+def amount_words(product: Product, asked: Sequence[str]) -> list[str]:
+    """The description's own words for those of `asked` it gives an amount of: words of a
+    sentence with a number ("protéines" of "pour 100 g : protéines 5,5 g" for "proteines",
+    "kcal" for "calories"), once each, else []."""
+    wanted: dict[str, tuple[str, ...]] = {}
+    for word in asked:
+        folded = _stem(fold(word))
+        if len(folded) > 2:
+            wanted[folded] = _AMOUNT_UNITS.get(folded[:5], ())
+    found: dict[str, None] = {}
+    for sentence in _SENTENCE_END.split(product.description or ""):
+        if not any(char.isdigit() for char in sentence):
+            continue
+        for word in _WORD.findall(sentence):
+            folded = _stem(fold(word))
+            if any(_same(folded, key) or folded in units for key, units in wanted.items()):
+                found.setdefault(word.lower(), None)
+    return list(found)
+
+
+def _same(word: str, asked: str) -> bool:
+    # One word with or without an ending ("protein", "proteine"), not a shorter word's start.
+    shorter, longer = sorted((word, asked), key=len)
+    return (
+        longer.startswith(shorter)
+        and (shorter == longer or len(shorter) >= 5)
+        and (len(longer) - len(shorter) <= 2)
+    )

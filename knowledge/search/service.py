@@ -7,7 +7,7 @@ each word that matches nothing in the catalog is replaced by near catalog words 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from django.db import connection
 from django.db.models import Count, QuerySet, Window
@@ -57,11 +57,14 @@ def product_search(
     limit: int = 10,
     offset: int = 0,
     spellings: dict[str, list[str]] | None = None,
+    synonyms: Mapping[str, Sequence[str]] | None = None,
 ) -> SearchResult:
     """The organization's products matching `query` and `filters`, best first.
 
     `spellings`: what each query word became in `_corrected`, kept by a caller that reads the
     same catalog again (the assistant, per catalog version): those words cost no query again.
+    `synonyms`: other words any of which a product may have instead of a query word ("house"
+    for "indoor").
     """
     if sort not in SORTS:
         raise ValueError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
@@ -80,7 +83,7 @@ def product_search(
 
     backend = text_backend()
     ordering = _ORDERINGS[sort]
-    groups = [[term] for term in terms]
+    groups = [[term, *(synonyms or {}).get(term, ())] for term in terms]
     products, total = _page(organization, filters, (groups, True), ordering, limit, offset)
     if total == 0:
         catalog = Product.objects.filter(organization=organization)

@@ -370,3 +370,19 @@ def test_store_stock_of_an_unknown_store_or_item_is_404(catalog, tenant):
         404,
         {"message": PRODUCT_NOT_FOUND.format(item_id="SKU-2")},
     )
+
+
+def test_a_numeric_google_product_category_is_read_as_its_taxonomy_path(catalog):
+    status, created = put(catalog, "SKU-1", body(1, google_product_category="2271"))
+    assert status == 201
+    assert created["product"]["google_product_category"] == (
+        "Apparel & Accessories > Clothing > Dresses"
+    )
+
+    status, unknown = put(catalog, "SKU-2", body(2, google_product_category="99999999"))
+    assert status == 201
+    assert unknown["warnings"] == [
+        'google_product_category: "99999999" is not a category id of Google\'s product'
+        " taxonomy (2021-09-21), ignored"
+    ]
+    assert "google_product_category" not in unknown["product"]

@@ -127,6 +127,7 @@ def test_brands_and_excluded_brands(text, brands, excluded):
         ("phones on sale", {"on_sale": True}),
         ("cheapest laptop", {"sort": "price_asc"}),
         ("cheap smartphones", {"sort": "price_asc"}),
+        ("the least expensive laptop", {"sort": "price_asc"}),
         ("most expensive laptop", {"sort": "price_desc"}),
         ("the best smartphone", {"sort": "best"}),
         ("navy ones in 42", {"colors": ("Navy",), "sizes": ("42",)}),
@@ -186,3 +187,20 @@ def test_small_talk(text, kind):
 @pytest.mark.parametrize("text", ["what's the weather tomorrow?", "tell me a joke", "write a poem"])
 def test_out_of_scope(text):
     assert understand(text, VOCABULARY).out_of_scope
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("a laptop that is not too expensive", "en"),
+        ("laptops, not too pricey", "en"),
+        ("un laptop pas trop cher", "fr"),
+    ],
+)
+def test_not_too_expensive_is_a_wish_for_cheap_ones_not_a_search_word(text, language):
+    u = understand(text, VOCABULARY, language=language)
+
+    assert u.constraints.sort == "price_asc"
+    assert u.constraints.category == "laptops"
+    assert u.constraints.terms == ()
+    assert "cheaper" not in u.asks

@@ -221,6 +221,7 @@ def _merge(previous: Constraints, new: Constraints) -> Constraints:
         sizes=new.sizes or previous.sizes,
         materials=new.materials or previous.materials,
         genders=new.genders or previous.genders,
+        age_groups=new.age_groups or previous.age_groups,
         min_price=new.min_price if price_given else previous.min_price,
         max_price=new.max_price if price_given else previous.max_price,
         around=new.around if price_given else previous.around,

@@ -7,6 +7,7 @@ words, ranks the candidates the way a shop assistant would (in stock first, near
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -14,6 +15,7 @@ from functools import partial
 from typing import Any
 
 from accounts.models import Organization
+from knowledge.engines.catalog.lexicon import USE_SYNONYMS
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
     SORT_CHEAPEST,
@@ -38,6 +40,7 @@ _RELAXATIONS: list[tuple[str, tuple[str, ...]]] = [
     ("on sale", ("on_sale",)),
     ("in stock", ("in_stock",)),
     ("gender", ("genders",)),
+    ("age group", ("age_groups",)),
     ("brand", ("brands",)),
     ("category", ("category",)),
 ]
@@ -90,7 +93,15 @@ def constraints_json(constraints: Constraints) -> dict[str, Any]:
     for name in ("category", "sort"):
         if getattr(constraints, name):
             body[name] = getattr(constraints, name)
-    for name in ("brands", "exclude_brands", "colors", "sizes", "materials", "genders"):
+    for name in (
+        "brands",
+        "exclude_brands",
+        "colors",
+        "sizes",
+        "materials",
+        "genders",
+        "age_groups",
+    ):
         if getattr(constraints, name):
             body[_camel(name)] = list(getattr(constraints, name))
     for name in ("min_price", "max_price", "around"):
@@ -145,6 +156,7 @@ def _filters_and_words(
         sizes=constraints.sizes,
         materials=materials,
         genders=constraints.genders,
+        age_groups=constraints.age_groups,
         on_sale=constraints.on_sale,
     )
     return filters, words, hints
@@ -188,6 +200,29 @@ def matches_all(product: Product, words: list[str]) -> bool:
     return all(singular(fold(word))[:5] in text for word in words)
 
 
+def _matches_any(product: Product, words: list[str]) -> bool:
+    return any(matches_all(product, [word]) for word in words)
+
+
+def _in_title_or_description(product: Product, word: str) -> bool:
+    text = fold(f"{product.title} {product.description}")
+    return singular(fold(word))[:5] in text
+
+
+def _named_first(
+    products: list[Product], said: list[str], synonyms: dict[str, tuple[str, ...]]
+) -> list[Product]:
+    """Without the products a word (or a synonym of it) finds only through their category's
+    name when others are named by it: "riz" finds every product of "Céréales, pâtes et riz",
+    but the rice is what has it in its title."""
+    for word in said:
+        if not any(_named_by(p, [word]) for p in products):
+            continue
+        forms = (word, *synonyms.get(word, ()))
+        products = [p for p in products if any(_in_title_or_description(p, w) for w in forms)]
+    return products
+
+
 def _named_by(product: Product, said: list[str]) -> bool:
     title = {singular(word) for word in words(product.title)}
     return any(singular(word) in title for word in said)
@@ -215,6 +250,7 @@ def search_once(
         )
     ):
         sort = "price_desc"
+    synonyms = {w: USE_SYNONYMS[w] for w in words if w in USE_SYNONYMS}
     result = product_search(
         organization=organization,
         query=" ".join(words),
@@ -223,15 +259,28 @@ def search_once(
         limit=CANDIDATES,
         offset=offset,
         spellings=vocabulary.spellings,
+        synonyms=synonyms,
     )
     unmatched = [w for w in words if w not in result.terms]
-    wanted = [t for t in result.terms if t not in hints]
     said = [w for w in words if w not in hints]
+    # Each word the shopper said, or the catalog words the search took for it ("poisson":
+    # "poissonnerie"), any of which matches.
+    groups = [
+        [w, *synonyms.get(w, ())] if w in result.terms else vocabulary.spellings.get(w, [])
+        for w in dict.fromkeys(said)
+    ]
     # The search drops a word no product has ("purple" laptops): then nothing is exact.
-    dropped = len(wanted) < len(set(said))
-    exact = [] if dropped else [p for p in result.products if matches_all(p, wanted)]
-    if exact:
-        return Attempt(exact, [], result.total, result.terms, unmatched)
+    dropped = any(not group for group in groups)
+    exact = (
+        []
+        if dropped
+        else [p for p in result.products if all(_matches_any(p, group) for group in groups)]
+    )
+    named = _named_first(exact, said, synonyms)
+    if named:
+        # Fewer than the search counted: the others were found by their category's name only.
+        total = result.total if len(named) == len(exact) else len(named)
+        return Attempt(named, [], total, result.terms, unmatched)
     return Attempt([], result.products, 0, result.terms, unmatched)
 
 
@@ -300,6 +349,9 @@ def rank(products: list[Product], constraints: Constraints) -> list[Product]:
     if constraints.max_price is not None and constraints.min_price is None:
         # Browsing within a budget: the most the budget buys first.
         return sorted(products, key=lambda p: (in_stock_first(p), -p.current_price))
+    if constraints.max_price is not None:
+        # Browsing a price band ("between 12 and 15"): up from its low end.
+        return sorted(products, key=lambda p: (in_stock_first(p), p.current_price))
     # Browsing a category: what is in stock and on sale first.
     return sorted(products, key=lambda p: (in_stock_first(p), -discount_share(p)))
 
@@ -377,7 +429,7 @@ def find(
         found = _relaxed_search(constraints, plan, search)
         if found is not None:
             return found
-    return _closest(constraints, first)
+    return _closest(constraints, first, search)
 
 
 _Relaxation = tuple[str, tuple[str, ...]]
@@ -430,22 +482,22 @@ def _relaxed_search(
     )
 
 
-def _closest(constraints: Constraints, first: Attempt) -> Found:
+def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Attempt]) -> Found:
     """Nothing has every word, even with the other wishes relaxed: the closest matches of the
     first search, still within every other wish, with "words" named as what was relaxed."""
     # The search's any-word fallback and typo correction may bring products that share no
     # word with the message at all ("return policy"): those are not close matches.
-    said = [w for w in constraints.terms if len(w) > 2]
-    loose = [p for p in first.loose if any(matches_all(p, [w]) for w in said)] if said else []
-    shared = {p.pk: sum(matches_all(p, [w]) for w in said) for p in loose}
+    said = [w for w in constraints.terms if len(w) > 2 or (len(w) == 2 and not w.isdigit())]
+    loose = [p for p in first.loose if any(_shares(p, w) for w in said)] if said else []
     if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
         # A thing named in two words, the last of which no product has ("dog food" in a shop
         # without food): a product whose description shares the other word is not it; one
         # whose name does may be ("a gift for a tennis fan": the Tennis Ball). Longer
         # messages describe a need ("for my dog to play fetch with"), kept as they are.
         loose = [p for p in loose if _named_by(p, said)]
-    # The products sharing most of the shopper's words first ("dry on a rainy walk").
-    loose.sort(key=lambda p: -shared[p.pk])
+    loose = _closest_first(loose, said)
+    if not loose and constraints.category and constraints.terms:
+        return _shelf_without_words(constraints, first, search)
     if not loose:
         return Found(
             constraints=constraints,
@@ -463,6 +515,45 @@ def _closest(constraints: Constraints, first: Attempt) -> Found:
         total=len(loose),
         distinct_total=len(one_per_group(loose)),
         relaxed=["words"],
+        searched_terms=first.terms,
+        unmatched_terms=first.unmatched,
+    )
+
+
+def _closest_first(products: list[Product], said: list[str]) -> list[Product]:
+    """The products sharing most of the shopper's words first ("dry on a rainy walk"); among
+    those sharing as many, the ones sharing the words fewer of them have ("for my dog to play
+    fetch with": "dog" before "play")."""
+    shared = {p.pk: [w for w in said if _shares(p, w)] for p in products}
+    having = Counter(w for found in shared.values() for w in found)
+    return sorted(
+        products,
+        key=lambda p: (-len(shared[p.pk]), -sum(1 / having[w] for w in shared[p.pk])),
+    )
+
+
+def _shares(product: Product, word: str) -> bool:
+    """Whether the product's text has the word; a two-letter one ("VR", "4K") as a whole word
+    of its title or description, not inside another."""
+    if len(word) > 2:
+        return matches_all(product, [word])
+    return word in words(f"{product.title} {product.description}")
+
+
+def _shelf_without_words(
+    constraints: Constraints, first: Attempt, search: Callable[..., Attempt]
+) -> Found:
+    """A shelf named with words none of its products has ("un truc sucré pour le goûter"):
+    the shelf's products within the other wishes, the words named as what was relaxed."""
+    used = replace(constraints, terms=())
+    attempt = search(constraints=used)
+    return Found(
+        constraints=constraints,
+        used=used,
+        products=rank(attempt.exact, used),
+        total=attempt.total,
+        distinct_total=distinct_total(attempt.exact, attempt.total),
+        relaxed=["words"] if attempt.exact else [],
         searched_terms=first.terms,
         unmatched_terms=first.unmatched,
     )

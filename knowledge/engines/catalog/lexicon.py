@@ -114,6 +114,26 @@ GENDER_WORDS = {
     "unisex": "unisex",
 }
 
+# Merchant Center's age groups (newborn, infant, toddler, kids, adult) a shopper's word may
+# mean, best first: a catalog's own values decide which of them count (vocabulary.py).
+AGE_GROUP_WORDS = {
+    "newborn": ("newborn", "infant"),
+    "newborns": ("newborn", "infant"),
+    "baby": ("infant", "newborn", "toddler"),
+    "babies": ("infant", "newborn", "toddler"),
+    "infant": ("infant", "newborn"),
+    "infants": ("infant", "newborn"),
+    "toddler": ("toddler",),
+    "toddlers": ("toddler",),
+    "kid": ("kids",),
+    "kids": ("kids",),
+    "child": ("kids",),
+    "children": ("kids",),
+    "childrens": ("kids",),
+    "adult": ("adult",),
+    "adults": ("adult",),
+}
+
 # General shopping English: a shopper's word and the words shops name its category with. A
 # target counts only when the catalog has a category level named by it, or ending in it
 # ("earrings" finds a catalog's "Womens Jewellery" through "jewellery"): vocabulary.py.
@@ -160,6 +180,14 @@ CATEGORY_SYNONYMS = {
     "shirt": ("shirt", "t shirt"),
     "skincare": ("skin care",),
     "plant": ("plant",),
+}
+
+# General shopping English: where or how a product is used, and the other words product
+# descriptions say it with ("a lovely house plant" is an indoor plant). Searched as either.
+USE_SYNONYMS = {
+    "indoor": ("indoors", "house", "interior"),
+    "outdoor": ("outdoors", "outside", "patio"),
+    "wireless": ("bluetooth", "cordless"),
 }
 
 # Words that say nothing about which product is wanted.
@@ -470,7 +498,8 @@ ON_SALE = re.compile(
 )
 CHEAPEST = re.compile(
     r"\b(cheapest|cheap|lowest[- ]priced?|least expensive|most affordable|affordable|"
-    r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain)\b"
+    r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain|"
+    r"not (too |very |so |that )?(expensive|pricey|costly))\b"
 )
 PRICIEST = re.compile(
     r"\b(most expensive|priciest|highest[- ]priced?|most premium|luxury|luxurious|premium|"
@@ -481,8 +510,9 @@ BEST = re.compile(
     r"what would you recommend|which one should i)\b"
 )
 CHEAPER = re.compile(
-    r"\b(cheaper|less expensive|lower[- ]priced|more affordable|lower price|too expensive|"
-    r"too pricey|too much|over my budget|can't afford|cannot afford|something less)\b"
+    r"\b(cheaper|less expensive|lower[- ]priced|more affordable|lower price|"
+    r"(?<!not )too expensive|(?<!not )too pricey|too much|over my budget|can't afford|"
+    r"cannot afford|something less)\b"
 )
 PRICIER = re.compile(
     r"\b(more expensive|pricier|higher[- ]end|more premium|better quality|higher quality|"

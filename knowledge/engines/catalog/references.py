@@ -19,6 +19,7 @@ from knowledge.engines.catalog.tools import product_summary, products_from_snaps
 from knowledge.engines.catalog.turn import Turn
 from knowledge.engines.catalog.understanding import Constraints, Understanding, singular
 from knowledge.models import Product
+from knowledge.products.descriptions import amount_words
 from knowledge.search import product_search
 from knowledge.search.text import fold, words
 
@@ -85,12 +86,37 @@ def pointed_at(turn: Turn) -> Pointed:
     return Pointed()
 
 
+# A question for an amount ("how much protein?", "what's the weight of one?"), and questions
+# about a page that are not about an amount of something its description gives.
+_AMOUNT_QUESTION = re.compile(r"\b(how (much|many)|what|which)\b")
+_OTHER_QUESTIONS = frozenset(
+    {"availability", "colors", "sizes", "material", "brand", "category", "compare", "similar"}
+)
+
+
+def _asked_amount(u: Understanding, page: Product) -> Understanding | None:
+    """ "How much protein is in it?" on a page whose description gives an amount of protein:
+    a question about the page answered from its description, not a search nor its price."""
+    if not _AMOUNT_QUESTION.search(u.normalized) or u.topic or u.asks & _OTHER_QUESTIONS:
+        return None
+    title = set(words(page.title))
+    asked = [t for t in u.constraints.terms if not set(words(t)) & title and not t.isdigit()]
+    amounts = amount_words(page, asked)
+    if not amounts:
+        return None
+    constraints = replace(u.constraints, terms=tuple(amounts), category="", brands=())
+    asks = (u.asks - {"price"}) | {"details"}
+    return replace(u, constraints=constraints, asks=asks, topic="", pronoun=True)
+
+
 def about_page(u: Understanding, page: Product) -> Understanding:
     """The message read as being about the page's product when it names it.
 
     "Which stores have the Red Lipstick in stock?" on the Red Lipstick's page: the name's
     words are not a search ("red" is not a colour wish here), they point at the product.
     """
+    if asked := _asked_amount(u, page):
+        return asked
     said = set(words(u.normalized))
     title = {w for w in words(page.title) if (len(w) > 1 or w.isdigit()) and w not in FILLER_WORDS}
     named = title & said

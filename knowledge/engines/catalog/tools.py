@@ -293,6 +293,7 @@ def constraints_from_json(args: dict[str, Any]) -> Constraints:
         sizes=_strings(args.get("sizes"), "sizes"),
         materials=_strings(args.get("materials"), "materials"),
         genders=_strings(args.get("genders"), "genders"),
+        age_groups=_strings(args.get("ageGroups"), "ageGroups"),
         min_price=_decimal(args.get("minPrice"), "minPrice"),
         max_price=_decimal(args.get("maxPrice"), "maxPrice"),
         around=_decimal(args.get("around"), "around"),

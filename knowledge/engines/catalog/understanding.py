@@ -68,6 +68,7 @@ class Constraints:
     sizes: tuple[str, ...] = ()
     materials: tuple[str, ...] = ()
     genders: tuple[str, ...] = ()
+    age_groups: tuple[str, ...] = ()
     min_price: Decimal | None = None
     max_price: Decimal | None = None
     around: Decimal | None = None
@@ -284,9 +285,10 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
     in_stock, work = _take(lx.IN_STOCK, work)
     on_sale, work = _take(lx.ON_SALE, work)
     sort = ""
+    # Cheapest first: its phrases hold a word of the priciest ones ("least expensive").
     for pattern, order in (
-        (lx.PRICIEST, SORT_PRICIEST),
         (lx.CHEAPEST, SORT_CHEAPEST),
+        (lx.PRICIEST, SORT_PRICIEST),
         (lx.BEST, SORT_BEST),
     ):
         found, work = _take(pattern, work)
@@ -395,6 +397,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
         work = pattern.sub(lambda m: " " * len(m.group(0)), work)
     category, label, work = _category(work, vocabulary)
     genders, work = _genders(work, vocabulary)
+    age_groups, work = _age_groups(work, vocabulary)
     terms = _terms(work, vocabulary)
     smalltalk = _smalltalk(normalized)
     if smalltalk and vocabulary.words:
@@ -410,6 +413,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
         sizes=tuple(dict.fromkeys(sizes)),
         materials=tuple(dict.fromkeys(materials)),
         genders=tuple(dict.fromkeys(genders)),
+        age_groups=age_groups,
         min_price=limits.min_price,
         max_price=limits.max_price,
         around=limits.around,
@@ -556,11 +560,32 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     found = [
         named
         for named in vocabulary.index("stores").find(work)
-        if about_stores or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+        if about_stores
+        or _AT_PLACE.search(work, max(0, named.start - 12), named.start)
+        # Two words of a store's name together ("Paris Bastille") name the store; one may
+        # be a product's ("Champignon de Paris").
+        or " " in work[named.start : named.end].strip()
     ]
     if not found:
         return "", work
     return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _age_groups(work: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], str]:
+    """The catalog's age groups a message names ("for kids", "baby"), and the text without
+    their words; none when the catalog has no age groups or none the words may mean."""
+    if not vocabulary.age_groups:
+        return (), work
+    found: list[str] = []
+    said = [word for word in re.findall(r"\w+", work) if word in lx.AGE_GROUP_WORDS]
+    for word in dict.fromkeys(said):
+        values = [
+            vocabulary.age_groups[g] for g in lx.AGE_GROUP_WORDS[word] if g in vocabulary.age_groups
+        ]
+        if values:
+            found.extend(values)
+            work = re.sub(rf"\b{word}\b", " ", work)
+    return tuple(dict.fromkeys(found)), work
 
 
 def _not_in_feed(work: str, vocabulary: Vocabulary) -> tuple[str, str]:
@@ -655,6 +680,12 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
     one = singular(word)
     if one != word and word in vocabulary.words and one not in vocabulary.words:
         return word
+    if (
+        (base := _adjective_base(word))
+        and base in vocabulary.words
+        and word not in vocabulary.words
+    ):
+        return base  # "a rainy walk" in a shop that sells for the rain
     if vocabulary.words and one not in vocabulary.words and word not in vocabulary.words:
         # "couches" in a shop that calls them sofas: the general synonym the catalog uses.
         for target in (*lx.CATEGORY_SYNONYMS.get(word, ()), *lx.CATEGORY_SYNONYMS.get(one, ())):
@@ -662,6 +693,15 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
                 if form in vocabulary.words:
                     return singular(form)
     return one
+
+
+def _adjective_base(word: str) -> str:
+    """The noun an English adjective in -y is made of ("rainy", "windy", "sunny": "rain",
+    "wind", "sun"), else ""."""
+    if len(word) < 5 or not word.endswith("y") or word[-2] in "aeiouy":
+        return ""
+    base = word[:-1]
+    return base[:-1] if base[-1] == base[-2] else base
 
 
 def _plural_forms(word: str) -> tuple[str, ...]:

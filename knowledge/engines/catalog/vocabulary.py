@@ -46,6 +46,7 @@ class Vocabulary:
     sizes: dict[str, str] = field(default_factory=dict)
     materials: dict[str, str] = field(default_factory=dict)
     genders: dict[str, str] = field(default_factory=dict)
+    age_groups: dict[str, str] = field(default_factory=dict)  # "kids" -> the feed's "Kids"
     stores: dict[str, str] = field(default_factory=dict)  # folded name/code/city -> code
     # The catalog's name words (titles, brands, categories, attributes: SearchTerm), to tell
     # a product word from small talk and a plural from a word the catalog lacks.
@@ -161,6 +162,8 @@ def _distinct(organization: Organization, field_name: str) -> list[str]:
 
 def _vocabulary_load(organization: Organization) -> Vocabulary:
     vocabulary = Vocabulary(language=organization.language)
+    language = organization.language
+    levels_seen: list[str] = []
     for field_name in ("product_type", "google_product_category"):
         for path in _distinct(organization, field_name):
             levels = [level.strip() for level in path.split(">") if level.strip()]
@@ -168,11 +171,21 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
                 vocabulary.top_levels.append(levels[0])
             vocabulary.categories.setdefault(phrase(path), path)
             for level in levels:
-                for spelling in _number_forms(phrase(level)):
+                levels_seen.append(level)
+                for spelling in _number_forms(phrase(level), language):
                     vocabulary.categories.setdefault(spelling, level)
-    for key in vocabulary.categories:
-        for form in _number_forms(key.rpartition(" ")[2]):
-            vocabulary.category_heads.setdefault(form, []).append(key)
+    for key, level in vocabulary.categories.items():
+        for form in _number_forms(key.rpartition(" ")[2], language):
+            keys = vocabulary.category_heads.setdefault(form, [])
+            # One key per level: its other spellings name the same category.
+            if not any(vocabulary.categories[other] == level for other in keys):
+                keys.append(key)
+    # After every whole level: a level's own name always wins over another's part.
+    title_words = _title_words(organization, language)
+    for level in dict.fromkeys(levels_seen):
+        for part in level_parts(phrase(level), language, title_words):
+            for spelling in _number_forms(part, language):
+                vocabulary.categories.setdefault(spelling, level)
     for brand in _distinct(organization, "brand"):
         full = phrase(brand)
         for alias in _brand_aliases(brand):
@@ -184,6 +197,7 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
         ("size", vocabulary.sizes),
         ("material", vocabulary.materials),
         ("gender", vocabulary.genders),
+        ("age_group", vocabulary.age_groups),
     ):
         for value in _distinct(organization, field_name):
             target.setdefault(phrase(value), value)
@@ -220,8 +234,68 @@ def _store_phrases(stores: Iterable[Store]) -> dict[str, str]:
     return phrases
 
 
-def _number_forms(words: str) -> list[str]:
-    """ "running shoes" -> also "running shoe"; "laptop" -> also "laptops"."""
+# The words joining the parts of one category level ("Fruits et légumes", "Meat, Seafood &
+# Eggs"): `phrase` has turned "&" and commas into "and" and spaces.
+_CONJUNCTIONS = {"en": "and", "fr": "et", "de": "und", "es": "y", "it": "e"}
+# Endings that make a French shop or shelf of what it sells: "poissonnerie" of "poisson",
+# "crèmerie" of "crème". (English "-ery" words are seldom so: "stationery", "pantry".)
+_SHOP_ENDINGS = {"fr": ("nerie", "erie", "rie")}
+MIN_PART_CHARS = 4
+MIN_SHOP_STEM_CHARS = 5
+
+
+def level_parts(level: str, language: str, title_words: frozenset[str]) -> list[str]:
+    """The phrases a shopper may use for one category level (folded, as `phrase` makes it):
+    each part of a level joined by "and" ("condiments" of "Sauces et condiments"), and the
+    thing a shelf is named after ("poisson" of "Poissonnerie").
+
+    A part that names products in their titles ("riz" of "Céréales, pâtes et riz") stays a
+    word to search: the level holds other things too. In English, "Food & Beverage Carriers"
+    shares its last word between its parts: a one-word part before a longer last one is no
+    category of its own.
+    """
+    parts: list[str] = []
+    words = level.split()
+    if len(words) == 1:
+        word = words[0]
+        for ending in _SHOP_ENDINGS.get(language, ()):
+            stem = word.removesuffix(ending)
+            if stem != word and len(stem) >= MIN_SHOP_STEM_CHARS:
+                parts.append(stem)
+        return parts
+    conjunction = _CONJUNCTIONS.get(language, "and")
+    split = [part.strip() for part in f" {level} ".split(f" {conjunction} ")]
+    split = [part for part in split if part]
+    if len(split) < 2 and conjunction != "and":
+        split = [part.strip() for part in f" {level} ".split(" and ") if part.strip()]
+    if len(split) < 2:
+        return parts
+    head_last = language in ("en", "de")
+    if head_last and len(split[-1].split()) > 1 and any(" " not in p for p in split[:-1]):
+        return parts
+    for part in split:
+        if len(part) < MIN_PART_CHARS:
+            continue
+        if " " not in part and any(f in title_words for f in _number_forms(part, language)):
+            continue
+        parts.append(part)
+    return parts
+
+
+def _title_words(organization: Organization, language: str) -> frozenset[str]:
+    """Every folded word of the catalog's titles."""
+    found: set[str] = set()
+    for title in _distinct(organization, "title"):
+        found.update(phrase(title).split())
+    return frozenset(found)
+
+
+def _number_forms(words: str, language: str = "en") -> list[str]:
+    """ "running shoes" -> also "running shoe"; "laptop" -> also "laptops"; in French,
+    Spanish and Italian catalogs every word of a phrase changes number together ("fruits
+    secs" -> "fruit sec"), their plural being mostly a final s or x."""
+    if language in ("fr", "es", "it"):
+        return _romance_number_forms(words)
     head, _, last = words.rpartition(" ")
     if not last or last.isdigit():
         return [words]
@@ -238,6 +312,22 @@ def _number_forms(words: str) -> list[str]:
     else:
         other = last + "s"
     return [words, f"{head} {other}".strip()]
+
+
+def _romance_number_forms(words: str) -> list[str]:
+    said = words.split()
+    if not said or any(word.isdigit() for word in said):
+        return [words]
+    # "et", "de"... stay as they are
+    plural = [
+        w if w.endswith(("s", "x")) or len(w) <= 2 or w in _CONJUNCTIONS.values() else f"{w}s"
+        for w in said
+    ]
+    single = [w[:-1] if w.endswith(("s", "x")) and len(w) > 3 else w for w in said]
+    # A French adjective's masculine: "épicerie sucrée" is what "sucré" names.
+    masculine = [w[:-1] if w.endswith("ee") else w for w in single]
+    forms = [words, " ".join(plural), " ".join(single), " ".join(masculine)]
+    return list(dict.fromkeys(forms))
 
 
 def _brand_aliases(brand: str) -> set[str]:

@@ -37,6 +37,7 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
             "sizes": _STRINGS,
             "materials": _STRINGS,
             "genders": _STRINGS,
+            "ageGroups": {**_STRINGS, "description": "newborn, infant, toddler, kids or adult."},
             "minPrice": {"type": "number"},
             "maxPrice": {"type": "number"},
             "around": {"type": "number", "description": "A price to stay close to."},

@@ -1,0 +1,107 @@
+"""A question on a product page about an amount its description gives ("how much protein?",
+"combien de calories ?") is answered from that description, not by a search or the price,
+through POST /v1/chats/{chatId}/messages."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.services import api_key_issue
+from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.knowledge.catalog_files import item, run_import, tsv, write
+
+pytestmark = pytest.mark.django_db
+
+YOGURT_PAGE = "https://shop.example/p/1"
+ROWS = [
+    (
+        "Yaourt grec",
+        "Yaourt grec. Valeurs nutritionnelles pour 100 g : 97 kcal, protéines 5,5 g, glucides 3,6 g.",
+    ),
+    ("Banane", "Banane. Poids moyen d'une pièce : 120 g."),
+    ("Protéines de soja", "Protéines de soja en poudre."),
+    ("Miel", "Miel de fleurs."),
+]
+
+
+@pytest.fixture
+def client(tmp_path):
+    shop = OrganizationFactory(language="fr")
+    items = [
+        item(
+            number,
+            title=title,
+            description=description,
+            link=f"https://shop.example/p/{number}",
+            product_type="Épicerie",
+            google_product_category="",
+            brand="",
+            color="",
+            size="500 g" if title == "Yaourt grec" else "",
+            material="",
+            item_group_id="",
+            gender="",
+            age_group="",
+        )
+        for number, (title, description) in enumerate(ROWS, start=1)
+    ]
+    _, failed = run_import(str(shop.id), str(write(tmp_path / "f.tsv", tsv(items))))
+    assert not failed
+    api = APIClient()
+    api.credentials(HTTP_X_API_KEY=api_key_issue(organization=shop).key)
+    api.chatbot_id = str(ChatbotFactory(organization=shop).id)  # type: ignore[attr-defined]
+    return api
+
+
+def _ask(client: APIClient, message: str, url: str) -> dict:
+    chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
+    response = client.post(
+        f"/v1/chats/{chat.json()['id']}/messages",
+        {"message": message, "currentUrl": url},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+@pytest.mark.parametrize(
+    ("message", "page", "says"),
+    [
+        ("il y a combien de protéines dedans ?", YOGURT_PAGE, "protéines 5,5 g"),
+        ("how much protein is in it?", YOGURT_PAGE, "protéines 5,5 g"),
+        ("ça fait combien de calories ?", YOGURT_PAGE, "97 kcal"),
+        ("combien pèse une pièce ?", "https://shop.example/p/2", "120 g"),
+    ],
+)
+def test_an_amount_the_description_gives_is_quoted_from_it(client, message, page, says):
+    reply = _ask(client, message, page)
+
+    assert says in reply["content"]
+    assert [product["url"] for product in reply["products"]] == [page]
+
+
+def test_a_question_about_what_the_description_has_no_amount_of_is_still_a_search(client):
+    reply = _ask(client, "vous avez du miel ?", YOGURT_PAGE)
+
+    assert [product["designation"] for product in reply["products"]] == ["Miel"]
+
+
+def test_a_product_the_description_names_with_an_amount_is_still_searched_for(client):
+    # The yogurt's description gives "glucides 3,6 g"; the shopper asks for something else.
+    reply = _ask(client, "vous avez des protéines de soja ?", YOGURT_PAGE)
+
+    assert [product["designation"] for product in reply["products"]] == ["Protéines de soja"]
+
+
+def test_a_pack_size_question_is_answered_with_the_size(client):
+    reply = _ask(client, "c'est quelle contenance ?", YOGURT_PAGE)
+
+    assert "500 g" in reply["content"]
+    assert [product["url"] for product in reply["products"]] == [YOGURT_PAGE]
+
+
+def test_the_answer_is_in_the_shoppers_language(client):
+    reply = _ask(client, "il y a combien de protéines dedans ?", YOGURT_PAGE)
+
+    assert "À ce sujet, la description indique : « Valeurs nutritionnelles" in reply["content"]
