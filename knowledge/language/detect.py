@@ -71,20 +71,23 @@ def message_language(text: str, *, default: str) -> Detected:
         and best.value - (values[1].value if len(values) > 1 else 0.0) >= LEAD_MARGIN
     ):
         return Detected(found, True)
-    if voted := _told_by_shared_words(text, values):
+    if voted := _told_by_shared_words(text, values, default):
         return Detected(voted, True)
     return Detected(default, False)
 
 
-def _told_by_shared_words(text: str, values: list) -> str:
+def _told_by_shared_words(text: str, values: list, default: str) -> str:
     """The language whose shopping words `text` uses most ("un perfume de": Spanish has all
-    three, French two), lingua choosing among equals; "" when English is among them, since
-    the engine's own words tell nothing then."""
+    three, French two); among equals the chatbot's (`default`: "entre 12 et 15 euros" in a
+    French shop), else lingua's choice; "" when English is among them, since the engine's own
+    words tell nothing then."""
     votes = language_votes(text)
     best = max(votes.values(), default=0)
     top = {code for code, count in votes.items() if count == best}
     if not best or "en" in top:
         return ""
+    if default in top:
+        return default
     confidence = {v.language.iso_code_639_1.name.lower(): v.value for v in values}
     return max(sorted(top), key=lambda code: confidence.get(code, 0.0))
 

@@ -153,6 +153,23 @@ def test_a_short_first_message_is_answered_in_the_chatbots_language_before_the_c
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_words_two_languages_share_are_read_in_the_chatbots_language(shop, language):
+    # Given a storefront's chatbot in French, or in Spanish
+    shop.chatbot.language = language
+    shop.chatbot.save(update_fields=["language"])
+    try:
+        # When the message's words are as French as they are Spanish ("entre", "euros")
+        body = _reply(shop, shop.chat(), "entre 100 et 300 euros")
+    finally:
+        shop.chatbot.language = ""
+        shop.chatbot.save(update_fields=["language"])
+
+    # Then the storefront's language answers
+    assert _language(body, shop) == language, body["content"]
+
+
+@pytest.mark.django_db
 def test_prices_are_written_as_the_shoppers_language_writes_them(shop):
     chat_id = shop.chat()
     _reply(shop, chat_id, "des ordinateurs portables")

@@ -70,7 +70,8 @@ class CatalogEngine:
 
 def read(request: ReplyRequest, vocabulary: Vocabulary) -> Understanding:
     """The message's reading, in the language its reply is written in."""
-    reading = understand(request.message, vocabulary)
+    storefront = request.chatbot.language
+    reading = understand(request.message, vocabulary, default=storefront)
     language = reply_language(request, vocabulary, reading)
     if language != reading.language:
         # Too short to tell, or one the chat's language could have written: read so.
@@ -85,7 +86,9 @@ def reply_language(request: ReplyRequest, vocabulary: Vocabulary, reading: Under
     earlier = None
     for message in reversed(list(dl.recent_turns(list(request.history)))):
         if message.type == "user":
-            earlier_reading = understand(message.content, vocabulary)
+            earlier_reading = understand(
+                message.content, vocabulary, default=request.chatbot.language
+            )
             if earlier_reading.language_sure:
                 earlier = earlier_reading.language
                 break

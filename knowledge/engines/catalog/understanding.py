@@ -210,25 +210,30 @@ READINGS_KEPT = 5000
 READINGS_KEPT_CHARS = 1_000_000
 
 
-def understand(text: str, vocabulary: Vocabulary, *, language: str = "") -> Understanding:
+def understand(
+    text: str, vocabulary: Vocabulary, *, language: str = "", default: str = ""
+) -> Understanding:
     """What `text` asks, in this catalog's words (the same text always reads the same).
 
     `language`: read the text in this language whatever it looks like (a message too short
-    to tell, in a conversation held in that language).
+    to tell, in a conversation held in that language). `default`: the language of a text two
+    languages could equally have written (the storefront's); the catalog's when not given.
     """
-    key = f"{language}\x00{text}" if language else text
+    key = f"{language}\x00{default}\x00{text}" if language or default else text
     reading = vocabulary.readings.get(key)
     if reading is None:
         full = len(vocabulary.readings) >= READINGS_KEPT
         if full or vocabulary.readings_chars + len(text) > READINGS_KEPT_CHARS:
             vocabulary.readings.clear()
             vocabulary.readings_chars = 0
-        reading = vocabulary.readings[key] = _read(text, vocabulary, language)
+        reading = vocabulary.readings[key] = _read(
+            text, vocabulary, language, default or vocabulary.language
+        )
         vocabulary.readings_chars += len(text)
     return reading
 
 
-def _read(text: str, vocabulary: Vocabulary, language: str = "") -> Understanding:
+def _read(text: str, vocabulary: Vocabulary, language: str, default: str) -> Understanding:
     """The message in the shopper's language, read in the engine's words (knowledge/language).
 
     The catalog's own names (brands, categories, stores) say nothing of the shopper's language
@@ -238,7 +243,7 @@ def _read(text: str, vocabulary: Vocabulary, language: str = "") -> Understandin
         detected = Detected(language, False)
     else:
         shoppers = _shoppers_words(text, vocabulary.catalog_words())
-        detected = message_language(shoppers, default=vocabulary.language)
+        detected = message_language(shoppers, default=default)
     canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
     reading = _understand(canonical, vocabulary)
     reading.language, reading.language_sure = detected.language, detected.sure

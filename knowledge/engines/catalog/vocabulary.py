@@ -22,6 +22,8 @@ from django.db.models import Min
 from accounts.models import Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.engines.catalog.phrases import PhraseIndex
+from knowledge.language import LANGUAGES
+from knowledge.language.vocabulary import language_data
 from knowledge.models import CatalogVersion, Product, SearchTerm, Store
 from knowledge.search.text import fold
 
@@ -69,13 +71,16 @@ class Vocabulary:
     _catalog_words: frozenset[str] | None = field(default=None, repr=False)
 
     def catalog_words(self) -> frozenset[str]:
-        """Every word of the catalog's brands, categories and store names (folded)."""
+        """Every word of the catalog's brands, categories and store names (folded), but the
+        languages' stop words: "et" of "Fruits et légumes" still tells French from Spanish."""
         if self._catalog_words is None:
+            general = frozenset().union(*(language_data(code).stop_words for code in LANGUAGES))
             self._catalog_words = frozenset(
                 word
                 for kind in (self.brands, self.categories, self.stores)
                 for phrase_text in kind
                 for word in phrase_text.split()
+                if word not in general
             )
         return self._catalog_words
 
