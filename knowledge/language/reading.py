@@ -32,8 +32,9 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
         return text
     data = language_data(language)
     text = text.replace("\u2019", "'")
-    for word, engines in data.accented.items():
-        text = re.sub(rf"(?<!\w){word}(?!\w)", f" {engines} ", text, flags=re.IGNORECASE)
+    text = text[:READ_CHARS]
+    for pattern, engines in data.accented_patterns:
+        text = pattern.sub(f" {engines} ", text)
     tokens = _TOKEN.findall(fold(text, READ_CHARS)[:READ_CHARS])
     # Each distinct word is stemmed once, however often it is repeated.
     stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
@@ -63,7 +64,7 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
             continue
         token = tokens[position]
         position += 1
-        if data.compounds and len(token) >= MIN_COMPOUND_CHARS:
+        if data.compounds and MIN_COMPOUND_CHARS <= len(token) <= MAX_COMPOUND_CHARS:
             if token not in compounds:
                 compounds[token] = _compound(data, token, glossary=glossary) or token
             token = compounds[token]
@@ -97,20 +98,26 @@ def _number_at(data: LanguageData, tokens: list[str], position: int) -> tuple[in
     ("deux cents": 200, "cinquante": 50); hundreds and thousands multiply what comes before."""
     total = current = 0
     taken = 0
+    previous = 0
     while position + taken < len(tokens) and tokens[position + taken] in data.numbers:
         value = data.numbers[tokens[position + taken]]
+        # "deux trois", "mille mille": two numbers, not one; the first is read.
+        if (previous and previous < 10 and value < 100) or (previous >= 1000 and value >= 1000):
+            break
         if value >= 1000:
             total, current = (total + (current or 1)) * value, 0
         elif value == 100:
             current = (current or 1) * value
         else:
             current += value
+        previous = value
         taken += 1
     return taken, str(total + current)
 
 
-# Shorter words are seldom two words in one.
-MIN_COMPOUND_CHARS = 8
+# Shorter words are seldom two words in one; longer ones are not words a shopper writes, and
+# each split tried costs a stem of the word's length (a 4,000-letter "word" took a second).
+MIN_COMPOUND_CHARS, MAX_COMPOUND_CHARS = 8, 40
 _MIN_PART = 3
 # An unknown head and a known tail: both long enough not to be a suffix ("-ball" of a word).
 _MIN_HEAD, _MIN_TAIL = 4, 5

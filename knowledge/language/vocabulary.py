@@ -61,6 +61,8 @@ class LanguageData:
     # words an accent tells apart from another once folded (Italian "è", is, and "e", and),
     # read as the engine's words before folding
     accented: dict[str, str] = field(default_factory=dict)
+    # each accented word as a whole word of any case, compiled once -> the engine's words
+    accented_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()
     # numbers written in words (not "un", "ein": articles too) -> their value
     numbers: dict[str, int] = field(default_factory=dict)
     # the first word of every phrase and glossary entry, as written and as a stem
@@ -126,6 +128,10 @@ def language_data(code: str) -> LanguageData:
         compounds=raw.get("compounds") == "true",
         accented={str(k).lower(): str(v) for k, v in (raw.get("accented") or {}).items()},
         numbers={fold(str(k)): int(v) for k, v in (raw.get("numbers") or {}).items()},
+    )
+    data.accented_patterns = tuple(
+        (re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE), engines)
+        for word, engines in data.accented.items()
     )
     for kind in ("phrases", "glossary"):
         target = getattr(data, kind)

@@ -36,7 +36,7 @@ def client(tmp_path):
             link=f"https://shop.example/p/{number}",
             product_type="Épicerie",
             google_product_category="",
-            brand="",
+            brand="Vitasoja" if title == "Protéines de soja" else "",
             color="",
             size="500 g" if title == "Yaourt grec" else "",
             material="",
@@ -104,4 +104,13 @@ def test_a_pack_size_question_is_answered_with_the_size(client):
 def test_the_answer_is_in_the_shoppers_language(client):
     reply = _ask(client, "il y a combien de protéines dedans ?", YOGURT_PAGE)
 
-    assert "À ce sujet, la description indique : « Valeurs nutritionnelles" in reply["content"]
+    assert "À ce sujet, la description dit : « Valeurs nutritionnelles" in reply["content"]
+
+
+def test_a_question_naming_a_brand_searches_it_whatever_the_page(client):
+    # On the yogurt's page, whose description gives its protein
+    reply = _ask(client, "which Vitasoja protein do you have?", YOGURT_PAGE)
+
+    # The brand's products, not the page's amount
+    assert [p["designation"] for p in reply["products"]] == ["Protéines de soja"], reply
+    assert "5,5 g" not in reply["content"]

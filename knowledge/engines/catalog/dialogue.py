@@ -242,8 +242,11 @@ def _same_page(url: str, products: list[dict[str, Any]]) -> bool:
         return False
 
 
-def conversation_state(history: Sequence[Any], vocabulary: Vocabulary) -> ConversationState:
-    """The state after the stored history (user messages and the replies to them)."""
+def conversation_state(
+    history: Sequence[Any], vocabulary: Vocabulary, *, default_language: str = ""
+) -> ConversationState:
+    """The state after the stored history (user messages and the replies to them), each
+    message read as it was when answered (`default_language`: the storefront's)."""
     state = ConversationState()
     messages = recent_turns(list(history))
     for index, message in enumerate(messages):
@@ -254,7 +257,7 @@ def conversation_state(history: Sequence[Any], vocabulary: Vocabulary) -> Conver
             list(answer.products or []) if answer is not None and answer.type == "answer" else []
         )
         try:
-            u = understand(message.content, vocabulary)
+            u = understand(message.content, vocabulary, default=default_language)
         except Exception:
             # A message that could not be read failed its own reply; it must not fail every
             # later one of the chat too: it is left out of the state.

@@ -110,7 +110,9 @@ def converse(
     """The message in its conversation: the state the history leaves (the search being
     refined, the products shown), the page's product and the store it asks about, the
     reading about that product when it names it, and the turn's intent."""
-    state = dl.conversation_state(request.history, context.vocabulary)
+    state = dl.conversation_state(
+        request.history, context.vocabulary, default_language=request.chatbot.language
+    )
     page = page_product(request, context, tools)
     if page is not None:
         reading = about_page(reading, page)

@@ -99,6 +99,9 @@ def _asked_amount(u: Understanding, page: Product) -> Understanding | None:
     a question about the page answered from its description, not a search nor its price."""
     if not _AMOUNT_QUESTION.search(u.normalized) or u.topic or u.asks & _OTHER_QUESTIONS:
         return None
+    # "Which tablets have a 13 inch screen?" on a laptop's page searches tablets.
+    if u.constraints.category or u.constraints.brands:
+        return None
     title = set(words(page.title))
     asked = [t for t in u.constraints.terms if not set(words(t)) & title and not t.isdigit()]
     amounts = amount_words(page, asked)

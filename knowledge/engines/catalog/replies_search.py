@@ -492,6 +492,7 @@ def _limit_names(relaxed: list[str]) -> str:
         "on sale": gettext("on sale"),
         "in stock": gettext("in stock"),
         "gender": gettext("gender"),
+        "age group": gettext("age group"),
         "brand": gettext("brand"),
         "category": gettext("category"),
     }
