@@ -21,6 +21,7 @@ from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
 from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
 from knowledge.language.reading import canonical_text
+from knowledge.language.vocabulary import language_data
 
 SORT_CHEAPEST = "price_asc"
 SORT_PRICIEST = "price_desc"
@@ -697,7 +698,20 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
             for form in (target, *_plural_forms(target)):
                 if form in vocabulary.words:
                     return singular(form)
+        return _translated(word, one, vocabulary) or one
     return one
+
+
+def _translated(word: str, one: str, vocabulary: Vocabulary) -> str:
+    """An English word in the words of a catalog in another language ("oil" -> "huile"),
+    the first of the language's words for it the catalog has; "" when it has none."""
+    if vocabulary.language == "en":
+        return ""
+    translations = language_data(vocabulary.language).translations
+    for form in (*translations.get(word, ()), *translations.get(one, ())):
+        if " " not in form and form in vocabulary.words:
+            return form
+    return ""
 
 
 def _adjective_base(word: str) -> str:
