@@ -1,0 +1,35 @@
+"""A kind of goods the shopper names with another word than the catalog's titles, through
+POST /v1/chats/{chatId}/messages: "headphones" in a catalog whose budget pair is titled
+"Earphones" (lexicon.KIND_SYNONYMS), tried before any wish is given up."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.knowledge.assistant_shops import DEMO_FILES, imported_shop
+
+
+@pytest.fixture(scope="module")
+def shop(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Kind words shop", DEMO_FILES) as shop:
+        yield shop
+
+
+def _titles(shop, message: str) -> list[str]:
+    response = shop.say(shop.chat(), message)
+    assert response.status_code == 201, response.content
+    return [p["designation"] for p in response.json().get("products") or []]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("message", ["headphones under 60 dollars", "any earbuds below $70?"])
+def test_a_budget_finds_the_kind_under_the_catalogs_word_before_giving_up_the_budget(shop, message):
+    titles = _titles(shop, message)
+
+    assert "Beats Flex Wireless Earphones" in titles
+    assert "Apple AirPods Max Silver" not in titles  # the word's own product, over budget
+
+
+@pytest.mark.django_db
+def test_the_shoppers_own_word_is_searched_as_said_when_products_have_it(shop):
+    assert "Apple AirPods Max Silver" in _titles(shop, "headphones")
