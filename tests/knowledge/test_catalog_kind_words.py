@@ -33,3 +33,18 @@ def test_a_budget_finds_the_kind_under_the_catalogs_word_before_giving_up_the_bu
 @pytest.mark.django_db
 def test_the_shoppers_own_word_is_searched_as_said_when_products_have_it(shop):
     assert "Apple AirPods Max Silver" in _titles(shop, "headphones")
+
+
+AIRPODS = "https://demo-shop.example/products/apple-airpods-100"
+
+
+@pytest.mark.django_db
+def test_a_product_named_by_its_own_name_has_alternatives_alike_by_their_words(shop):
+    # "Apple Airpods" names no kind, and its category ("mobile accessories > electronics")
+    # holds chargers, speakers and cases: the alternative is the one described like it.
+    response = shop.say(shop.chat(), "is there anything cheaper like this?", url=AIRPODS)
+    assert response.status_code == 201, response.content
+    titles = [p["designation"] for p in response.json()["products"]]
+
+    assert titles[:1] == ["Beats Flex Wireless Earphones"]
+    assert "Apple iPhone Charger" not in titles
