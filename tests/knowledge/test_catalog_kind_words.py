@@ -1,6 +1,7 @@
-"""A kind of goods the shopper names with another word than the catalog's titles, through
+"""The shopper's words for goods against the catalog's titles, through
 POST /v1/chats/{chatId}/messages: "headphones" in a catalog whose budget pair is titled
-"Earphones" (lexicon.KIND_SYNONYMS), tried before any wish is given up."""
+"Earphones" (lexicon.KIND_SYNONYMS), tried before any wish is given up; alternatives to a
+product whose title names no kind; a model's letter ("iPhone X")."""
 
 from __future__ import annotations
 
@@ -48,3 +49,21 @@ def test_a_product_named_by_its_own_name_has_alternatives_alike_by_their_words(s
 
     assert titles[:1] == ["Beats Flex Wireless Earphones"]
     assert "Apple iPhone Charger" not in titles
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("message", ["iphone x", "do you have the iPhone X?"])
+def test_a_models_letter_after_the_catalogs_word_picks_that_model(shop, message):
+    response = shop.say(shop.chat(), message)
+    assert response.status_code == 201, response.content
+    body = response.json()
+
+    assert [p["designation"] for p in body["products"]] == ["iPhone X"]
+    assert "xes" not in body["content"]  # a model's letter has no plural
+
+
+@pytest.mark.django_db
+def test_a_letter_no_title_has_after_the_word_is_not_searched(shop):
+    titles = _titles(shop, "iphone q")
+
+    assert len(titles) > 1 and "iPhone X" in titles

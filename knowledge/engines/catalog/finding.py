@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 from accounts.models import Organization
@@ -223,6 +224,21 @@ def _named_first(
     return products
 
 
+def _with_letters(products: list[Product], said: list[str], letters: list[str]) -> list[Product]:
+    """The products whose title has a said word followed by each letter ("iPhone X" for
+    "iphone x"), when some have; else all of them."""
+    if not letters:
+        return products
+    wanted = {f"{word} {letter}" for word in said for letter in letters}
+
+    def has(product: Product) -> bool:
+        title = words(product.title)
+        pairs = {f"{a} {b}" for a, b in pairwise(title)}
+        return all(any(f" {letter}" in pair for pair in pairs & wanted) for letter in letters)
+
+    return [p for p in products if has(p)] or products
+
+
 def _named_by(product: Product, said: list[str]) -> bool:
     title = {singular(word) for word in words(product.title)}
     return any(singular(word) in title for word in said)
@@ -241,6 +257,9 @@ def search_once(
     """One search for `constraints`; `other_words`: a kind of goods also searched by the
     other words for it (lexicon.KIND_SYNONYMS)."""
     filters, words, hints = _filters_and_words(constraints, vocabulary, store)
+    # A model's letter ("iphone x") is no search word: it picks among the word's products.
+    letters = [w for w in words if len(w) == 1 and not w.isdigit()]
+    words = [w for w in words if w not in letters]
     if exclude_item_ids:
         filters = replace(filters, exclude_item_ids=exclude_item_ids)
     sort = _sort_for(constraints)
@@ -280,7 +299,7 @@ def search_once(
         if dropped
         else [p for p in result.products if all(_matches_any(p, group) for group in groups)]
     )
-    named = _named_first(exact, said, synonyms)
+    named = _with_letters(_named_first(exact, said, synonyms), words, letters)
     if named:
         # Fewer than the search counted: the others were found by their category's name only.
         total = result.total if len(named) == len(exact) else len(named)

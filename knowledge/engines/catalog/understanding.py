@@ -731,13 +731,18 @@ def _plural_forms(word: str) -> tuple[str, ...]:
 
 def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
     terms: list[str] = []
+    previous = ""
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
+        before, previous = previous, word
         if not word or word in lx.FILLER_WORDS or word in lx.GENDER_WORDS:
             continue
         if word in lx.RECIPIENTS or lx.GIFT.fullmatch(word):
             continue
         if len(word) == 1 and not word.isdigit():
+            # A letter naming a model after the catalog's word for it ("iPhone X") is kept.
+            if f"{before} {word}" in vocabulary.letter_models:
+                terms.append(word)
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue
