@@ -42,3 +42,19 @@ def test_a_french_word_on_the_french_catalog_is_searched_as_said(grocery):
     body = _reply(grocery, "du miel")
 
     assert [p["designation"] for p in body["products"]][:1] == ["Miel"]
+
+
+@pytest.fixture(scope="module")
+def grocery_set_as_english(django_db_setup, django_db_blocker):
+    # An operator who left the organization's language at English for a French catalog.
+    with imported_shop(django_db_blocker, "Grocery set as English", GROCERY_FILES) as shop:
+        yield shop
+
+
+@pytest.mark.django_db
+def test_a_word_the_catalog_has_is_not_replaced_by_an_english_one_it_lacks(
+    grocery_set_as_english,
+):
+    body = _reply(grocery_set_as_english, "vous avez du jambon blanc ?")
+
+    assert "Jambon blanc" in [p["designation"] for p in body["products"]]

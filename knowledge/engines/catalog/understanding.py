@@ -245,7 +245,9 @@ def _read(text: str, vocabulary: Vocabulary, language: str, default: str) -> Und
     else:
         shoppers = _shoppers_words(text, vocabulary.catalog_words())
         detected = message_language(shoppers, default=default)
-    canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
+    canonical = canonical_text(
+        text, detected.language, catalog_language=vocabulary.language, own=vocabulary.words
+    )
     reading = _understand(canonical, vocabulary)
     reading.language, reading.language_sure = detected.language, detected.sure
     return reading
