@@ -26,8 +26,12 @@ _DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})$")
 _THOUSANDS_DOT = re.compile(r"^(\d{1,3})(?:\.(\d{3}))+$")
 
 
-def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
-    """`text` in the engine's words; English text is returned as it is."""
+def canonical_text(
+    text: str, language: str, *, catalog_language: str, own: frozenset[str] = frozenset()
+) -> str:
+    """`text` in the engine's words; English text is returned as it is. `own`: the catalog's
+    words: a word of theirs the glossary would make an English word they lack ("jambon",
+    "ham") is kept as said."""
     if language == "en":
         return text
     data = language_data(language)
@@ -46,7 +50,7 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
     }
     singulars = [singular_of[t] for t in tokens]
     compounds: dict[str, str] = {}
-    glossary = catalog_language == "en"
+    glossary = own if catalog_language == "en" else None
     out: list[str] = []
     position = 0
     while position < len(tokens):
@@ -66,7 +70,7 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
         position += 1
         if data.compounds and MIN_COMPOUND_CHARS <= len(token) <= MAX_COMPOUND_CHARS:
             if token not in compounds:
-                compounds[token] = _compound(data, token, glossary=glossary) or token
+                compounds[token] = _compound(data, token, glossary=glossary is not None) or token
             token = compounds[token]
         out.append(_amount(token) if token[0].isdigit() else token)
     canonical = " ".join(w for w in out if w)
@@ -76,21 +80,38 @@ def canonical_text(text: str, language: str, *, catalog_language: str) -> str:
 
 
 def _phrase_at(
-    data: LanguageData, tokens: list[str], stems: list[str], position: int, *, glossary: bool
+    data: LanguageData,
+    tokens: list[str],
+    stems: list[str],
+    position: int,
+    *,
+    glossary: frozenset[str] | None,
 ) -> tuple[int, str]:
     """(words taken, the engine's words) for the longest phrase starting at `position`: as
-    written, else by stems; the glossary's words only for an English catalog."""
+    written, else by stems; the glossary's words only for an English catalog (`glossary`:
+    its words, None for another), not for a word of its own it has no English word for."""
     if stems[position] not in data.starts and tokens[position] not in data.starts:
         return 0, ""  # no phrase starts with this word: most words of a message
     for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
         found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])
         found = found or data.phrases.get(key)
-        if found is None and glossary and (length > 1 or data.glossary_form(tokens[position], key)):
+        if (
+            found is None
+            and glossary is not None
+            and (length > 1 or data.glossary_form(tokens[position], key))
+        ):
             found = data.glossary.get(key)
+            if found and length == 1 and _own_word(tokens[position], found, glossary):
+                found = None
         if found is not None:
             return length, found
     return 0, ""
+
+
+def _own_word(token: str, english: str, own: frozenset[str]) -> bool:
+    """Whether the catalog has the shopper's word but not the English one ("jambon", "ham")."""
+    return token in own and not all(word in own for word in english.split())
 
 
 def _number_at(data: LanguageData, tokens: list[str], position: int) -> tuple[int, str]:

@@ -5,8 +5,9 @@ Each file holds what any shop's shoppers say, never one catalog's products:
 - `phrases`: the engine's English words for the language's shopping phrases (prices, stock,
   follow-ups, small talk, product questions), matched on word stems so plurals and feminine
   forms match too;
-- `glossary`: the English words for common kinds of goods, colours and materials, used only
-  when the catalog itself is in English (a French catalog is searched in French);
+- `glossary`: the English words for common kinds of goods, food, colours and materials:
+  a message in the language on an English catalog is read in them, and an English word a
+  catalog in the language lacks is searched as the language's word (`translations`);
 - `accented`: words an accent tells apart from another once folded (Italian "è", is, not
   "e", and), read as the engine's words before folding.
 
@@ -57,6 +58,9 @@ class LanguageData:
     # the engine's (English) words the data reads phrases as, singular and plural
     targets: frozenset[str] = frozenset()
     glossary_words: frozenset[str] = frozenset()
+    # the glossary read the other way: an English word -> this language's words for it
+    # (folded, their plural and feminine forms after them), for a catalog in this language
+    translations: dict[str, tuple[str, ...]] = field(default_factory=dict)
     compounds: bool = False  # words are written together ("Damenschuhe"): split them
     # words an accent tells apart from another once folded (Italian "è", is, and "e", and),
     # read as the engine's words before folding
@@ -164,11 +168,27 @@ def language_data(code: str) -> LanguageData:
     data.glossary_words = frozenset(
         fold(str(t)) for v in (raw.get("glossary") or {}).values() for t in v
     )
+    data.translations = _translations(code, raw.get("glossary") or {})
     for word in data.glossary_words:
         key = data.key(word)
         if _WORD.fullmatch(word) and len(key) < MIN_STEM_MATCH:
             data.short_stems[key] = data.short_stems.get(key, frozenset()) | {word}
     return data
+
+
+def _translations(code: str, glossary: dict) -> dict[str, tuple[str, ...]]:
+    """English word -> the glossary's words for it in language `code`, folded, each followed
+    by its plural and feminine forms ("oil": "huile", "huiles", "huilee"...)."""
+    return {
+        str(english): tuple(
+            dict.fromkeys(
+                form
+                for text in said
+                for form in (fold(str(text)), *inflections(code, fold(str(text))))
+            )
+        )
+        for english, said in glossary.items()
+    }
 
 
 # Shorter words tell no language apart ("a", "t", "on" are words in several).

@@ -27,6 +27,12 @@ FASHION_FILES = (
     ROOT / "eval" / "catalogs" / "fashion-local-inventory.tsv",
     ROOT / "eval" / "catalogs" / "fashion-stores.tsv",
 )
+# A French grocery (Organization.language "fr").
+GROCERY_FILES = (
+    ROOT / "eval" / "catalogs" / "epicerie-products.tsv",
+    ROOT / "eval" / "catalogs" / "epicerie-local-inventory.tsv",
+    ROOT / "eval" / "catalogs" / "epicerie-stores.tsv",
+)
 
 
 @dataclass
@@ -46,8 +52,8 @@ class Shop:
         return self.client.post(path, {"message": message, "currentUrl": url}, format="json")
 
 
-def shop_import(name: str, files: tuple[Path, Path, Path]) -> Shop:
-    organization = OrganizationFactory(name=name)
+def shop_import(name: str, files: tuple[Path, Path, Path], language: str = "en") -> Shop:
+    organization = OrganizationFactory(name=name, language=language)
     products, inventory, stores = files
     summary, failed = run_import(
         str(organization.id),
@@ -66,13 +72,14 @@ def shop_import(name: str, files: tuple[Path, Path, Path]) -> Shop:
 
 
 @contextmanager
-def imported_shop(django_db_blocker, name: str, files) -> Iterator[Shop]:
-    """A shop imported once for a test module, rolled back at its end."""
+def imported_shop(django_db_blocker, name: str, files, language: str = "en") -> Iterator[Shop]:
+    """A shop imported once for a test module, rolled back at its end; its catalog in
+    `language`."""
     with django_db_blocker.unblock():
         atomic = transaction.atomic()
         atomic.__enter__()
         try:
-            yield shop_import(name, files)
+            yield shop_import(name, files, language)
         finally:
             transaction.set_rollback(True)
             atomic.__exit__(None, None, None)

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 from accounts.models import Organization
-from knowledge.engines.catalog.lexicon import USE_SYNONYMS
+from knowledge.engines.catalog.lexicon import KIND_SYNONYMS, USE_SYNONYMS
 from knowledge.engines.catalog.understanding import (
     SORT_BEST,
     SORT_CHEAPEST,
@@ -223,6 +224,21 @@ def _named_first(
     return products
 
 
+def _with_letters(products: list[Product], said: list[str], letters: list[str]) -> list[Product]:
+    """The products whose title has a said word followed by each letter ("iPhone X" for
+    "iphone x"), when some have; else all of them."""
+    if not letters:
+        return products
+    wanted = {f"{word} {letter}" for word in said for letter in letters}
+
+    def has(product: Product) -> bool:
+        title = words(product.title)
+        pairs = {f"{a} {b}" for a, b in pairwise(title)}
+        return all(any(f" {letter}" in pair for pair in pairs & wanted) for letter in letters)
+
+    return [p for p in products if has(p)] or products
+
+
 def _named_by(product: Product, said: list[str]) -> bool:
     title = {singular(word) for word in words(product.title)}
     return any(singular(word) in title for word in said)
@@ -236,8 +252,14 @@ def search_once(
     store: Store | None,
     offset: int = 0,
     exclude_item_ids: tuple[str, ...] = (),
+    other_words: bool = False,
 ) -> Attempt:
+    """One search for `constraints`; `other_words`: a kind of goods also searched by the
+    other words for it (lexicon.KIND_SYNONYMS)."""
     filters, words, hints = _filters_and_words(constraints, vocabulary, store)
+    # A model's letter ("iphone x") is no search word: it picks among the word's products.
+    letters = [w for w in words if len(w) == 1 and not w.isdigit()]
+    words = [w for w in words if w not in letters]
     if exclude_item_ids:
         filters = replace(filters, exclude_item_ids=exclude_item_ids)
     sort = _sort_for(constraints)
@@ -250,7 +272,8 @@ def search_once(
         )
     ):
         sort = "price_desc"
-    synonyms = {w: USE_SYNONYMS[w] for w in words if w in USE_SYNONYMS}
+    tables = (USE_SYNONYMS, KIND_SYNONYMS) if other_words else (USE_SYNONYMS,)
+    synonyms = {w: table[w] for table in tables for w in words if w in table}
     result = product_search(
         organization=organization,
         query=" ".join(words),
@@ -276,7 +299,7 @@ def search_once(
         if dropped
         else [p for p in result.products if all(_matches_any(p, group) for group in groups)]
     )
-    named = _named_first(exact, said, synonyms)
+    named = _with_letters(_named_first(exact, said, synonyms), words, letters)
     if named:
         # Fewer than the search counted: the others were found by their category's name only.
         total = result.total if len(named) == len(exact) else len(named)
@@ -425,6 +448,12 @@ def find(
             searched_terms=first.terms,
             unmatched_terms=first.unmatched,
         )
+    if relax and not _sharing_words(first, constraints):
+        # Nothing within the wishes has the shopper's words: the kind said another way
+        # ("headphones" in a catalog of "Earphones") before any wish is given up.
+        found = _relaxed_search(constraints, [], partial(search, other_words=True))
+        if found is not None:
+            return found
     for plan in _relaxation_plans(constraints, relax=relax, keep=keep):
         found = _relaxed_search(constraints, plan, search)
         if found is not None:
@@ -482,13 +511,19 @@ def _relaxed_search(
     )
 
 
+def _sharing_words(first: Attempt, constraints: Constraints) -> list[Product]:
+    """The products of the first search sharing a word with the message."""
+    said = [w for w in constraints.terms if len(w) > 2 or (len(w) == 2 and not w.isdigit())]
+    return [p for p in first.loose if any(_shares(p, w) for w in said)] if said else []
+
+
 def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Attempt]) -> Found:
     """Nothing has every word, even with the other wishes relaxed: the closest matches of the
     first search, still within every other wish, with "words" named as what was relaxed."""
     # The search's any-word fallback and typo correction may bring products that share no
     # word with the message at all ("return policy"): those are not close matches.
     said = [w for w in constraints.terms if len(w) > 2 or (len(w) == 2 and not w.isdigit())]
-    loose = [p for p in first.loose if any(_shares(p, w) for w in said)] if said else []
+    loose = _sharing_words(first, constraints)
     if len(said) == 2 and said[-1] in first.unmatched and not constraints.category:
         # A thing named in two words, the last of which no product has ("dog food" in a shop
         # without food): a product whose description shares the other word is not it; one

@@ -190,6 +190,14 @@ USE_SYNONYMS = {
     "wireless": ("bluetooth", "cordless"),
 }
 
+# General shopping English: words for one kind of goods that catalogs title differently (the
+# shopper's "headphones" are a catalog's "Earphones"). Searched as either, like USE_SYNONYMS.
+KIND_SYNONYMS = {
+    "headphone": ("headphones", "earphone", "earphones", "earbud", "earbuds"),
+    "earphone": ("earphones", "headphone", "headphones", "earbud", "earbuds"),
+    "earbud": ("earbuds", "earphone", "earphones", "headphone", "headphones"),
+}
+
 # Words that say nothing about which product is wanted.
 FILLER_WORDS = frozenset(
     [

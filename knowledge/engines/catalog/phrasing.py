@@ -83,7 +83,8 @@ def subject_phrase(c: Constraints, count: int | None = None) -> str:
 
 def plural(text: str) -> str:
     head, _, last = text.rpartition(" ")
-    if not last or last[-1].isdigit() or last.endswith(("s", "ing", "z")):
+    # A model's number or letter ("iphone 6", "iphone x") has no plural.
+    if len(last) < 2 or last[-1].isdigit() or last.endswith(("s", "ing", "z")):
         return text
     if last.endswith(("ch", "sh", "x")):
         last += "es"

@@ -16,7 +16,13 @@ from knowledge.engines.catalog import suggestions as sg
 from knowledge.engines.catalog.dialogue import ConversationState
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.finding import Found, constraints_json
-from knowledge.engines.catalog.kinds import product_kind, same_google_category, same_kind
+from knowledge.engines.catalog.kinds import (
+    general_kind,
+    most_alike,
+    product_kind,
+    same_google_category,
+    same_kind,
+)
 from knowledge.engines.catalog.snapshots import inventory_for
 from knowledge.engines.catalog.streaming import ToolCalls
 from knowledge.engines.catalog.tools import (
@@ -31,8 +37,10 @@ from knowledge.engines.catalog.understanding import (
     SORT_CHEAPEST,
     SORT_PRICIEST,
     Constraints,
+    singular,
 )
 from knowledge.models import Product
+from knowledge.search.text import words
 
 
 def run_search(
@@ -428,7 +436,12 @@ def _alternatives(
         if result.relaxed and shown:
             break
         found = found if shown else result
-        more = same_kind(more, kind) if terms else more
+        if terms:
+            more = same_kind(more, kind)
+        elif category == categories[0] and not _names_a_kind(base, kind, levels):
+            # Neither the base's title ("Apple Airpods") nor its category ("mobile accessories
+            # > electronics") names a kind of goods: the category's products most like it.
+            more = most_alike(result.products, base)[: len(more)]
         more = more if category == categories[0] else same_google_category(more, base)
         shown += [p for p in more if p.pk not in {s.pk for s in shown}]
         exclude = exclude + tuple(p.item_id for p in more)
@@ -436,6 +449,13 @@ def _alternatives(
             break
     assert found is not None
     return found, shown[:limit]
+
+
+def _names_a_kind(base: Product, kind: str, levels: list[str]) -> bool:
+    """Whether the base's kind or the last word of one of its category's levels is a
+    general word for a kind of goods ("tablet", "fragrances > perfumes")."""
+    heads = [singular(words(level)[-1]) for level in levels if words(level)]
+    return not kind or any(general_kind(word) for word in (kind, *heads))
 
 
 def gift_reply(context: ToolContext, tools: ToolCalls, wishes: Constraints) -> Draft:

@@ -21,6 +21,7 @@ from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
 from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
 from knowledge.language.reading import canonical_text
+from knowledge.language.vocabulary import language_data
 
 SORT_CHEAPEST = "price_asc"
 SORT_PRICIEST = "price_desc"
@@ -244,7 +245,9 @@ def _read(text: str, vocabulary: Vocabulary, language: str, default: str) -> Und
     else:
         shoppers = _shoppers_words(text, vocabulary.catalog_words())
         detected = message_language(shoppers, default=default)
-    canonical = canonical_text(text, detected.language, catalog_language=vocabulary.language)
+    canonical = canonical_text(
+        text, detected.language, catalog_language=vocabulary.language, own=vocabulary.words
+    )
     reading = _understand(canonical, vocabulary)
     reading.language, reading.language_sure = detected.language, detected.sure
     return reading
@@ -697,7 +700,20 @@ def _catalog_form(word: str, vocabulary: Vocabulary) -> str:
             for form in (target, *_plural_forms(target)):
                 if form in vocabulary.words:
                     return singular(form)
+        return _translated(word, one, vocabulary) or one
     return one
+
+
+def _translated(word: str, one: str, vocabulary: Vocabulary) -> str:
+    """An English word in the words of a catalog in another language ("oil" -> "huile"),
+    the first of the language's words for it the catalog has; "" when it has none."""
+    if vocabulary.language == "en":
+        return ""
+    translations = language_data(vocabulary.language).translations
+    for form in (*translations.get(word, ()), *translations.get(one, ())):
+        if " " not in form and form in vocabulary.words:
+            return form
+    return ""
 
 
 def _adjective_base(word: str) -> str:
@@ -717,13 +733,18 @@ def _plural_forms(word: str) -> tuple[str, ...]:
 
 def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
     terms: list[str] = []
+    previous = ""
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
+        before, previous = previous, word
         if not word or word in lx.FILLER_WORDS or word in lx.GENDER_WORDS:
             continue
         if word in lx.RECIPIENTS or lx.GIFT.fullmatch(word):
             continue
         if len(word) == 1 and not word.isdigit():
+            # A letter naming a model after the catalog's word for it ("iPhone X") is kept.
+            if f"{before} {word}" in vocabulary.letter_models:
+                terms.append(word)
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue

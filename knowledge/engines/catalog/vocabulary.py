@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import pairwise
 from typing import Any
 
 from django.db.models import Min
@@ -53,6 +54,8 @@ class Vocabulary:
     # The catalog's name words (titles, brands, categories, attributes: SearchTerm), to tell
     # a product word from small talk and a plural from a word the catalog lacks.
     words: frozenset[str] = frozenset()
+    # A title word and the one letter after it ("iphone x"): a model the letter tells apart.
+    letter_models: frozenset[str] = frozenset()
     first_created_at: datetime | None = None
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
@@ -186,7 +189,7 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
             if not any(vocabulary.categories[other] == level for other in keys):
                 keys.append(key)
     # After every whole level: a level's own name always wins over another's part.
-    title_words = _title_words(organization, language)
+    title_words, vocabulary.letter_models = _title_words(organization)
     for level in dict.fromkeys(levels_seen):
         for part in level_parts(phrase(level), language, title_words):
             for spelling in _number_forms(part, language):
@@ -287,12 +290,20 @@ def level_parts(level: str, language: str, title_words: frozenset[str]) -> list[
     return parts
 
 
-def _title_words(organization: Organization, language: str) -> frozenset[str]:
-    """Every folded word of the catalog's titles."""
+def _title_words(organization: Organization) -> tuple[frozenset[str], frozenset[str]]:
+    """Every folded word of the catalog's titles, and each word followed by a one-letter
+    word in a title ("iphone x")."""
     found: set[str] = set()
+    models: set[str] = set()
     for title in _distinct(organization, "title"):
-        found.update(phrase(title).split())
-    return frozenset(found)
+        said = phrase(title).split()
+        found.update(said)
+        models.update(
+            f"{word} {letter}"
+            for word, letter in pairwise(said)
+            if len(letter) == 1 and letter.isalpha() and len(word) > 1
+        )
+    return frozenset(found), frozenset(models)
 
 
 def _number_forms(words: str, language: str = "en") -> list[str]:
