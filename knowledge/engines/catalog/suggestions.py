@@ -13,7 +13,7 @@ from django.utils.translation import gettext
 
 from knowledge.engines.catalog.snapshots import is_on_sale
 from knowledge.engines.catalog.understanding import SORT_CHEAPEST, Constraints
-from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
+from knowledge.engines.catalog.vocabulary import Vocabulary
 from knowledge.models import Product
 
 MAX_SUGGESTIONS = 4
@@ -32,13 +32,11 @@ def finish(candidates: Sequence[str], fallback: Sequence[str]) -> list[str]:
 
 def browse_suggestions(vocabulary: Vocabulary, *, exclude: str = "") -> list[str]:
     """Starting points from the catalog's own categories."""
-    tops = [
-        c
-        for c in vocabulary.top_categories()
-        if c.lower() != exclude.lower() and phrase(c) not in vocabulary.brands
-    ]
-    # Spread over the catalog rather than taking neighbours in the alphabet.
-    picks = tops[:: max(1, len(tops) // 2)][:2] if tops else []
+    tops = vocabulary.browsable_categories()
+    # Spread over the catalog rather than taking neighbours in the alphabet (a few looked at,
+    # whatever the number of categories).
+    spread = dict.fromkeys([*tops[:: max(1, len(tops) // 2)][:3], *tops[:3]])
+    picks = [c for c in spread if c.lower() != exclude.lower()][:2]
     return [gettext("Show me %(what)s") % {"what": top.lower()} for top in picks] + [
         gettext("What's on sale?")
     ]

@@ -72,6 +72,7 @@ class Vocabulary:
     # once per vocabulary: a message's cost must not grow with the catalog's words.
     indexes: dict[str, PhraseIndex] = field(default_factory=dict, repr=False)
     _catalog_words: frozenset[str] | None = field(default=None, repr=False)
+    _browsable: list[str] | None = field(default=None, repr=False)
 
     def catalog_words(self) -> frozenset[str]:
         """Every word of the catalog's brands, categories and store names (folded), but the
@@ -89,6 +90,13 @@ class Vocabulary:
 
     def top_categories(self) -> list[str]:
         return self.top_levels
+
+    def browsable_categories(self) -> list[str]:
+        """The top categories that are not also a brand's name, worked out once per
+        vocabulary: a catalog may have thousands, and every reply may suggest some."""
+        if self._browsable is None:
+            self._browsable = [c for c in self.top_levels if phrase(c) not in self.brands]
+        return self._browsable
 
     def index(self, kind: str) -> PhraseIndex:
         """The phrases of `kind` ("brands", "categories", "colors", "materials", "stores")."""
