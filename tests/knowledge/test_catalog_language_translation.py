@@ -7,18 +7,13 @@ from __future__ import annotations
 import pytest
 
 from tests.knowledge.assistant_shops import GROCERY_FILES, imported_shop
+from tests.knowledge.replies import say
 
 
 @pytest.fixture(scope="module")
 def grocery(django_db_setup, django_db_blocker):
     with imported_shop(django_db_blocker, "Translated grocery", GROCERY_FILES, "fr") as shop:
         yield shop
-
-
-def _reply(shop, message: str) -> dict:
-    response = shop.say(shop.chat(), message)
-    assert response.status_code == 201, response.content
-    return response.json()
 
 
 @pytest.mark.django_db
@@ -31,7 +26,7 @@ def _reply(shop, message: str) -> dict:
     ],
 )
 def test_an_english_word_for_goods_finds_the_french_catalogs_products(grocery, message, word):
-    body = _reply(grocery, message)
+    body = say(grocery, message)
 
     titles = [p["designation"] for p in body["products"]]
     assert titles and all(word.lower() in title.lower() for title in titles), titles
@@ -39,7 +34,7 @@ def test_an_english_word_for_goods_finds_the_french_catalogs_products(grocery, m
 
 @pytest.mark.django_db
 def test_a_french_word_on_the_french_catalog_is_searched_as_said(grocery):
-    body = _reply(grocery, "du miel")
+    body = say(grocery, "du miel")
 
     assert [p["designation"] for p in body["products"]][:1] == ["Miel"]
 
@@ -55,6 +50,6 @@ def grocery_set_as_english(django_db_setup, django_db_blocker):
 def test_a_word_the_catalog_has_is_not_replaced_by_an_english_one_it_lacks(
     grocery_set_as_english,
 ):
-    body = _reply(grocery_set_as_english, "vous avez du jambon blanc ?")
+    body = say(grocery_set_as_english, "vous avez du jambon blanc ?")
 
     assert "Jambon blanc" in [p["designation"] for p in body["products"]]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.services import api_key_issue
-from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.factories import OrganizationFactory
 from tests.knowledge.catalog_files import item, run_import, tsv, write
+from tests.knowledge.replies import ask, shop_client, titles
 
 pytestmark = pytest.mark.django_db
 
@@ -79,26 +79,7 @@ def _shop(
         ]
     summary, failed = run_import(str(organization.id), *files)
     assert not failed, summary
-    chatbot = ChatbotFactory(organization=organization)
-    client = APIClient()
-    client.credentials(HTTP_X_API_KEY=api_key_issue(organization=organization).key)
-    client.chatbot_id = str(chatbot.id)  # type: ignore[attr-defined]
-    return client
-
-
-def _ask(client: APIClient, message: str) -> dict:
-    chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
-    response = client.post(
-        f"/v1/chats/{chat.json()['id']}/messages",
-        {"message": message, "currentUrl": "https://shop.example/"},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()
-
-
-def _titles(reply: dict) -> list[str]:
-    return [product["designation"] for product in reply.get("products") or []]
+    return shop_client(organization)
 
 
 @pytest.fixture
@@ -108,28 +89,28 @@ def grocery(tmp_path):
 
 def test_a_word_of_a_shelf_that_names_products_shows_those_products(grocery):
     # "riz" is one of three things on its shelf: the cheapest rice, not the cheapest cereal.
-    reply = _ask(grocery, "le riz le moins cher")
+    reply = ask(grocery, "le riz le moins cher")
 
-    assert _titles(reply)[0] == "Riz blanc"
-    assert set(_titles(reply)) == {"Riz blanc", "Riz complet"}
+    assert titles(reply)[0] == "Riz blanc"
+    assert set(titles(reply)) == {"Riz blanc", "Riz complet"}
 
 
 def test_a_part_of_a_shelf_name_that_names_no_product_is_that_shelf(grocery):
-    reply = _ask(grocery, "vous avez des condiments ?")
+    reply = ask(grocery, "vous avez des condiments ?")
 
-    assert set(_titles(reply)) == {"Ketchup", "Moutarde forte"}
+    assert set(titles(reply)) == {"Ketchup", "Moutarde forte"}
 
 
 def test_a_shelf_is_found_by_what_it_sells(grocery):
     # "poisson" for "Poissonnerie", "sucré" for "Épicerie sucrée".
-    assert set(_titles(_ask(grocery, "du poisson"))) == {"Truite", "Cabillaud"}
-    assert set(_titles(_ask(grocery, "un truc sucré"))) == {"Beignet", "Miel"}
+    assert set(titles(ask(grocery, "du poisson"))) == {"Truite", "Cabillaud"}
+    assert set(titles(ask(grocery, "un truc sucré"))) == {"Beignet", "Miel"}
 
 
 def test_a_ligature_matches_the_catalog_spelling_without_it(grocery):
-    reply = _ask(grocery, "je cherche des œufs")
+    reply = ask(grocery, "je cherche des œufs")
 
-    assert _titles(reply) == ["Oeuf (blanc)"]
+    assert titles(reply) == ["Oeuf (blanc)"]
 
 
 def test_an_english_shelf_shares_its_last_word_between_its_parts(tmp_path):
@@ -144,8 +125,8 @@ def test_an_english_shelf_shares_its_last_word_between_its_parts(tmp_path):
     )
 
     # "Food & Beverage Carriers" carry food: "food" is not that shelf; "kitchen" is its own.
-    assert "Oat Flakes" in _titles(_ask(shop, "food"))
-    assert set(_titles(_ask(shop, "kitchen"))) == {"Steel Bottle", "Lunch Box"}
+    assert "Oat Flakes" in titles(ask(shop, "food"))
+    assert set(titles(ask(shop, "kitchen"))) == {"Steel Bottle", "Lunch Box"}
 
 
 def test_a_store_named_by_two_words_of_its_name_is_the_store_not_a_product_word(tmp_path):
@@ -159,9 +140,9 @@ def test_a_store_named_by_two_words_of_its_name_is_the_store_not_a_product_word(
         stores={"Paris Bastille": ["Champignon de Paris"], "Lyon Croix-Rousse": ["Nutella"]},
     )
 
-    reply = _ask(shop, "est-ce que vous avez du Nutella à Paris Bastille ?")
+    reply = ask(shop, "est-ce que vous avez du Nutella à Paris Bastille ?")
 
-    assert _titles(reply) == ["Nutella"]
+    assert titles(reply) == ["Nutella"]
     assert "Paris Bastille" in reply["content"]
 
 
@@ -181,10 +162,10 @@ def test_the_catalog_age_groups_are_understood_like_its_genders(tmp_path):
         },
     )
 
-    assert _titles(_ask(shop, "a rain jacket for kids")) == ["Rain Jacket Junior"]
-    assert _titles(_ask(shop, "jackets for children")) == ["Rain Jacket Junior"]
-    assert _titles(_ask(shop, "a jacket for my baby")) == ["Rain Jacket Mini"]
-    assert set(_titles(_ask(shop, "rain jackets"))) == {
+    assert titles(ask(shop, "a rain jacket for kids")) == ["Rain Jacket Junior"]
+    assert titles(ask(shop, "jackets for children")) == ["Rain Jacket Junior"]
+    assert titles(ask(shop, "a jacket for my baby")) == ["Rain Jacket Mini"]
+    assert set(titles(ask(shop, "rain jackets"))) == {
         "Rain Jacket Junior",
         "Rain Jacket",
         "Rain Jacket Mini",
@@ -202,5 +183,5 @@ def test_an_adjective_in_y_finds_the_noun_the_catalog_has(tmp_path):
         "en",
     )
 
-    assert _titles(_ask(shop, "something for a rainy day"))[0] == "Rain Jacket"
-    assert _titles(_ask(shop, "a hat for sunny days")) == ["Sun Hat"]
+    assert titles(ask(shop, "something for a rainy day"))[0] == "Rain Jacket"
+    assert titles(ask(shop, "a hat for sunny days")) == ["Sun Hat"]

@@ -5,11 +5,10 @@ through POST /v1/chats/{chatId}/messages."""
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
 
-from accounts.services import api_key_issue
-from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.factories import OrganizationFactory
 from tests.knowledge.catalog_files import item, run_import, tsv, write
+from tests.knowledge.replies import ask, shop_client
 
 pytestmark = pytest.mark.django_db
 
@@ -48,21 +47,7 @@ def client(tmp_path):
     ]
     _, failed = run_import(str(shop.id), str(write(tmp_path / "f.tsv", tsv(items))))
     assert not failed
-    api = APIClient()
-    api.credentials(HTTP_X_API_KEY=api_key_issue(organization=shop).key)
-    api.chatbot_id = str(ChatbotFactory(organization=shop).id)  # type: ignore[attr-defined]
-    return api
-
-
-def _ask(client: APIClient, message: str, url: str) -> dict:
-    chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
-    response = client.post(
-        f"/v1/chats/{chat.json()['id']}/messages",
-        {"message": message, "currentUrl": url},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()
+    return shop_client(shop)
 
 
 @pytest.mark.parametrize(
@@ -75,41 +60,41 @@ def _ask(client: APIClient, message: str, url: str) -> dict:
     ],
 )
 def test_an_amount_the_description_gives_is_quoted_from_it(client, message, page, says):
-    reply = _ask(client, message, page)
+    reply = ask(client, message, page)
 
     assert says in reply["content"]
     assert [product["url"] for product in reply["products"]] == [page]
 
 
 def test_a_question_about_what_the_description_has_no_amount_of_is_still_a_search(client):
-    reply = _ask(client, "vous avez du miel ?", YOGURT_PAGE)
+    reply = ask(client, "vous avez du miel ?", YOGURT_PAGE)
 
     assert [product["designation"] for product in reply["products"]] == ["Miel"]
 
 
 def test_a_product_the_description_names_with_an_amount_is_still_searched_for(client):
     # The yogurt's description gives "glucides 3,6 g"; the shopper asks for something else.
-    reply = _ask(client, "vous avez des protéines de soja ?", YOGURT_PAGE)
+    reply = ask(client, "vous avez des protéines de soja ?", YOGURT_PAGE)
 
     assert [product["designation"] for product in reply["products"]] == ["Protéines de soja"]
 
 
 def test_a_pack_size_question_is_answered_with_the_size(client):
-    reply = _ask(client, "c'est quelle contenance ?", YOGURT_PAGE)
+    reply = ask(client, "c'est quelle contenance ?", YOGURT_PAGE)
 
     assert "500 g" in reply["content"]
     assert [product["url"] for product in reply["products"]] == [YOGURT_PAGE]
 
 
 def test_the_answer_is_in_the_shoppers_language(client):
-    reply = _ask(client, "il y a combien de protéines dedans ?", YOGURT_PAGE)
+    reply = ask(client, "il y a combien de protéines dedans ?", YOGURT_PAGE)
 
     assert "À ce sujet, la description dit : « Valeurs nutritionnelles" in reply["content"]
 
 
 def test_a_question_naming_a_brand_searches_it_whatever_the_page(client):
     # On the yogurt's page, whose description gives its protein
-    reply = _ask(client, "which Vitasoja protein do you have?", YOGURT_PAGE)
+    reply = ask(client, "which Vitasoja protein do you have?", YOGURT_PAGE)
 
     # The brand's products, not the page's amount
     assert [p["designation"] for p in reply["products"]] == ["Protéines de soja"], reply

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from accounts.services import api_key_issue
-from tests.factories import ChatbotFactory, OrganizationFactory
+from tests.factories import OrganizationFactory
 from tests.knowledge.catalog_files import item, run_import, tsv, write
+from tests.knowledge.replies import ask, shop_client
 
 pytestmark = pytest.mark.django_db
 
@@ -40,10 +40,7 @@ def _client(tmp_path, rows: list[tuple[str, str, str, str]], language: str) -> A
     ]
     _, failed = run_import(str(shop.id), str(write(tmp_path / "f.tsv", tsv(items))))
     assert not failed
-    api = APIClient()
-    api.credentials(HTTP_X_API_KEY=api_key_issue(organization=shop).key)
-    api.chatbot_id = str(ChatbotFactory(organization=shop).id)  # type: ignore[attr-defined]
-    return api
+    return shop_client(shop)
 
 
 @pytest.fixture
@@ -53,19 +50,8 @@ def client(tmp_path):
     )
 
 
-def _ask(client: APIClient, message: str) -> dict:
-    chat = client.post("/v1/chats", {"chatbotId": client.chatbot_id}, format="json")  # type: ignore[attr-defined]
-    response = client.post(
-        f"/v1/chats/{chat.json()['id']}/messages",
-        {"message": message, "currentUrl": "https://shop.example/"},
-        format="json",
-    )
-    assert response.status_code == 201, response.content
-    return response.json()
-
-
 def _titles(client: APIClient, message: str) -> list[str]:
-    return [product["designation"] for product in _ask(client, message)["products"]]
+    return [product["designation"] for product in ask(client, message)["products"]]
 
 
 def test_a_price_band_lists_its_products_up_from_its_low_end(client):
@@ -77,7 +63,7 @@ def test_a_budget_lists_the_most_it_buys_first(client):
 
 
 def test_a_shelf_named_with_words_none_of_its_products_has_shows_the_shelf(client):
-    reply = _ask(client, "du poisson pour un pique-nique, moins de 14 euros")
+    reply = ask(client, "du poisson pour un pique-nique, moins de 14 euros")
 
     assert [product["designation"] for product in reply["products"]] == [
         "Colin",

@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 
 from knowledge.language.detect import language_of
 from tests.knowledge.assistant_shops import DEMO_FILES, FASHION_FILES, imported_shop
+from tests.knowledge.replies import own_words, say
 
 LANGUAGES = ["en", "fr", "de", "es", "it"]
 
@@ -18,23 +19,6 @@ LANGUAGES = ["en", "fr", "de", "es", "it"]
 def shop(django_db_setup, django_db_blocker):
     with imported_shop(django_db_blocker, "Language replies shop", DEMO_FILES) as shop:
         yield shop
-
-
-def _reply(shop, message: str) -> dict:
-    response = shop.say(shop.chat(), message)
-    assert response.status_code == 201, response.content
-    return response.json()
-
-
-def _titles(body: dict) -> list[str]:
-    return [p["designation"] for p in body.get("products") or []]
-
-
-def _own_words(body: dict) -> str:
-    text = body["content"]
-    for title in _titles(body):
-        text = text.replace(title, "")
-    return text
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +56,7 @@ def test_gift_ideas_and_their_budget_suggestion_are_in_the_shoppers_language(
     body = shop.say(chat_id, under_50).json()
 
     assert body["products"] and all(p["price"] <= 50 for p in body["products"]), body
-    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+    assert language_of(own_words(body), LANGUAGES) == language, body["content"]
 
 
 @pytest.mark.django_db
@@ -84,7 +68,7 @@ def test_gift_ideas_and_their_budget_suggestion_are_in_the_shoppers_language(
     ],
 )
 def test_a_limit_given_up_is_named_in_the_shoppers_language(shop, message, limit):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
     assert limit in body["content"] and "size" not in body["content"], body["content"]
 
@@ -123,7 +107,7 @@ def test_what_the_description_says_about_a_topic_is_told_in_the_shoppers_languag
 def test_shop_policy_questions_are_answered_in_the_shoppers_language_without_a_search(
     shop, message, language
 ):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
     assert not body.get("products")
     with translation.override(language):

@@ -9,6 +9,7 @@ import pytest
 from knowledge.language.detect import language_of
 from tests.knowledge.assistant_shops import DEMO_FILES, FASHION_FILES, imported_shop
 from tests.knowledge.catalog_files import ROOT
+from tests.knowledge.replies import own_words, say, titles
 
 LANGUAGES = ["en", "fr", "de", "es", "it"]
 
@@ -17,23 +18,6 @@ LANGUAGES = ["en", "fr", "de", "es", "it"]
 def shop(django_db_setup, django_db_blocker):
     with imported_shop(django_db_blocker, "Language words shop", DEMO_FILES) as shop:
         yield shop
-
-
-def _reply(shop, message: str) -> dict:
-    response = shop.say(shop.chat(), message)
-    assert response.status_code == 201, response.content
-    return response.json()
-
-
-def _titles(body: dict) -> list[str]:
-    return [p["designation"] for p in body.get("products") or []]
-
-
-def _own_words(body: dict) -> str:
-    text = body["content"]
-    for title in _titles(body):
-        text = text.replace(title, "")
-    return text
 
 
 @pytest.mark.django_db
@@ -52,10 +36,10 @@ def _own_words(body: dict) -> str:
 def test_a_short_message_of_shared_words_is_read_in_the_language_that_has_them_all(
     shop, message, language, title
 ):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
-    assert title in _titles(body), body["content"]
-    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+    assert title in titles(body), body["content"]
+    assert language_of(own_words(body), LANGUAGES) == language, body["content"]
 
 
 @pytest.mark.django_db
@@ -69,7 +53,7 @@ def test_a_short_message_of_shared_words_is_read_in_the_language_that_has_them_a
     ],
 )
 def test_what_customers_think_is_asked_as_reviews_the_catalog_does_not_hold(shop, message, said):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
     assert not body.get("products")
     assert said in body["content"], body["content"]
@@ -88,9 +72,9 @@ def test_what_customers_think_is_asked_as_reviews_the_catalog_does_not_hold(shop
 def test_general_words_for_sports_gear_find_the_english_catalogs_product(shop, message):
     # "Tennisschläger" is one word: an unknown head ("tennis") before a known kind
     # ("schläger", a racket). "tenis" alone is Spanish for sneakers; with a racket, the sport.
-    body = _reply(shop, message)
+    body = say(shop, message)
 
-    assert _titles(body)[0] == "Tennis Racket", body["content"]
+    assert titles(body)[0] == "Tennis Racket", body["content"]
 
 
 @pytest.mark.django_db
@@ -104,9 +88,9 @@ def test_general_words_for_sports_gear_find_the_english_catalogs_product(shop, m
     ],
 )
 def test_a_store_named_after_a_place_word_is_the_store_asked_about(shop, message):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
-    assert _titles(body)[0] == "Tennis Racket", body["content"]
+    assert titles(body)[0] == "Tennis Racket", body["content"]
     # The demo's Berlin Mitte has no Tennis Racket: the reply says so and where it is.
     assert "Berlin Mitte" in body["content"] and "Hamburg Altona" in body["content"], body
 
@@ -126,7 +110,7 @@ PDP_EARPHONES = "https://demo-shop.example/products/beats-flex-wireless-earphone
 def test_a_question_on_a_product_page_without_a_pronoun_is_about_that_product(shop, message, said):
     body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
 
-    assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
+    assert titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
     assert said in body["content"], body["content"]
 
 
@@ -157,7 +141,7 @@ def fashion(django_db_setup, django_db_blocker):
     ],
 )
 def test_a_bare_size_after_a_place_word_is_the_size_wished(fashion, message, said):
-    body = _reply(fashion, message)
+    body = say(fashion, message)
 
     assert body["products"] and said in body["content"], body["content"]
 
@@ -176,7 +160,7 @@ def test_tell_me_about_the_third_shows_the_third_product(shop, search, tell):
 
     body = shop.say(chat_id, tell).json()
 
-    assert _titles(body) == [shown[2]["designation"]], body["content"]
+    assert titles(body) == [shown[2]["designation"]], body["content"]
 
 
 @pytest.mark.django_db
@@ -191,7 +175,7 @@ def test_tell_me_about_the_third_shows_the_third_product(shop, search, tell):
     ],
 )
 def test_more_ways_of_saying_a_budget_limit_the_products(shop, message):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
     assert body["products"], body["content"]
     assert all(p["price"] <= 50 for p in body["products"]), body["content"]
@@ -201,9 +185,9 @@ def test_more_ways_of_saying_a_budget_limit_the_products(shop, message):
 @pytest.mark.django_db
 def test_a_word_sharing_a_short_stem_with_a_kind_of_goods_is_not_that_kind(shop):
     # "como" (like) and "comida" (food) share the Spanish stem "com".
-    body = _reply(shop, "busco un perfume como el Chanel")
+    body = say(shop, "busco un perfume como el Chanel")
 
-    assert _titles(body) == ["Chanel Coco Noir Eau De"], body["content"]
+    assert titles(body) == ["Chanel Coco Noir Eau De"], body["content"]
 
 
 @pytest.mark.django_db
@@ -220,7 +204,7 @@ def test_how_many_are_left_is_answered_with_the_stock_figure(shop, message):
     body = shop.say(shop.chat(), message, url=PDP_EARPHONES).json()
 
     # The demo's Beats Flex has 50 in stock.
-    assert _titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
+    assert titles(body) == ["Beats Flex Wireless Earphones"], body["content"]
     assert "50" in body["content"], body["content"]
 
 
@@ -234,10 +218,10 @@ def test_how_many_are_left_is_answered_with_the_stock_figure(shop, message):
     ],
 )
 def test_a_plural_the_stemmer_parts_from_its_singular_is_still_that_kind(shop, message, language):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
-    assert "iPhone X" in _titles(body), body["content"]
-    assert language_of(_own_words(body), LANGUAGES) == language, body["content"]
+    assert "iPhone X" in titles(body), body["content"]
+    assert language_of(own_words(body), LANGUAGES) == language, body["content"]
 
 
 @pytest.mark.django_db
@@ -273,9 +257,9 @@ def sports(django_db_setup, django_db_blocker):
     ],
 )
 def test_general_words_for_sports_and_home_goods_find_their_kind(sports, message, title):
-    body = _reply(sports, message)
+    body = say(sports, message)
 
-    assert title in _titles(body), body["content"]
+    assert title in titles(body), body["content"]
 
 
 @pytest.mark.django_db
@@ -290,7 +274,7 @@ def test_general_words_for_sports_and_home_goods_find_their_kind(sports, message
     ],
 )
 def test_an_amount_written_in_words_is_a_budget(shop, message, limit):
-    body = _reply(shop, message)
+    body = say(shop, message)
 
     assert body["products"], body["content"]
     assert all(p["price"] <= limit for p in body["products"]), body["content"]
