@@ -7,6 +7,15 @@ import uuid
 from django.db import models
 from django.utils import timezone
 
+# The languages the assistant serves (knowledge/language), as catalogs and storefronts choose them.
+LANGUAGES = [
+    ("en", "English"),
+    ("fr", "French"),
+    ("de", "German"),
+    ("es", "Spanish"),
+    ("it", "Italian"),
+]
+
 
 class Organization(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -32,13 +41,7 @@ class Organization(models.Model):
     )
     language = models.CharField(
         max_length=2,
-        choices=[
-            ("en", "English"),
-            ("fr", "French"),
-            ("de", "German"),
-            ("es", "Spanish"),
-            ("it", "Italian"),
-        ],
+        choices=LANGUAGES,
         default="en",
         help_text=(
             "The language of the catalog's titles and descriptions: its words are searched "
@@ -82,14 +85,7 @@ class Chatbot(models.Model):
     language = models.CharField(
         max_length=2,
         blank=True,
-        choices=[
-            ("", "The organization's"),
-            ("en", "English"),
-            ("fr", "French"),
-            ("de", "German"),
-            ("es", "Spanish"),
-            ("it", "Italian"),
-        ],
+        choices=[("", "The organization's"), *LANGUAGES],
         help_text=(
             "The shoppers' language where this chatbot is shown (a storefront in German): the "
             'assistant replies in it when a message is too short to tell ("ok", "Tablets") '

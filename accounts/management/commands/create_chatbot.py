@@ -1,4 +1,5 @@
 from accounts.management.json_command import JsonCommand
+from accounts.models import LANGUAGES
 from accounts.services import chatbot_create, organization_resolve
 
 
@@ -12,7 +13,7 @@ class Command(JsonCommand):
         parser.add_argument(
             "--language",
             default="",
-            choices=["", "en", "fr", "de", "es", "it"],
+            choices=["", *(code for code, _ in LANGUAGES)],
             help="the shoppers' language, for messages too short to tell (default: the org's)",
         )
 
