@@ -4,8 +4,8 @@ The engine's understanding (knowledge/engines/catalog/understanding.py) reads En
 shopping phrases ("under 50", "the second one", "in stock") and the catalog's own words. A
 French, German, Spanish or Italian message is rewritten word by word before it: its shopping
 phrases become the engine's words (`phrases` of `data/<code>.yaml`), its stop words drop out,
-and, for a catalog in English only, common words for kinds of goods, colours and materials
-become English (`glossary`). Everything else, the catalog's own words included, is kept as
+and, for a catalog in another language than the message's, common words for kinds of goods,
+colours and materials become English (`glossary`). Everything else, the catalog's own words included, is kept as
 the shopper wrote it. One pass, longest phrase first, matched on word stems.
 """
 
@@ -50,7 +50,10 @@ def canonical_text(
     }
     singulars = [singular_of[t] for t in tokens]
     compounds: dict[str, str] = {}
-    glossary = own if catalog_language == "en" else None
+    # The catalog's own language is kept as said; another's kinds of goods become English,
+    # which a catalog in a third language searches in its own words (a German shopper in a
+    # French grocery: "Joghurt" -> "yoghurt" -> "yaourt").
+    glossary = own if catalog_language != language else None
     out: list[str] = []
     position = 0
     while position < len(tokens):
@@ -88,8 +91,9 @@ def _phrase_at(
     glossary: frozenset[str] | None,
 ) -> tuple[int, str]:
     """(words taken, the engine's words) for the longest phrase starting at `position`: as
-    written, else by stems; the glossary's words only for an English catalog (`glossary`:
-    its words, None for another), not for a word of its own it has no English word for."""
+    written, else by stems; the glossary's words only for a catalog in another language than
+    the message's (`glossary`: its words, None for one in the message's language), not for a
+    word of its own it has no English word for."""
     if stems[position] not in data.starts and tokens[position] not in data.starts:
         return 0, ""  # no phrase starts with this word: most words of a message
     for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):

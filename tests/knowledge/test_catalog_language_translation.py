@@ -1,4 +1,4 @@
-"""A shopper writing English to a catalog in another language, through
+"""A shopper writing English, or a third language, to a catalog in another language, through
 POST /v1/chats/{chatId}/messages: general words for goods (the language data's glossary) are
 searched in the catalog's words."""
 
@@ -26,6 +26,19 @@ def grocery(django_db_setup, django_db_blocker):
     ],
 )
 def test_an_english_word_for_goods_finds_the_french_catalogs_products(grocery, message, word):
+    body = say(grocery, message)
+
+    titles = [p["designation"] for p in body["products"]]
+    assert titles and all(word.lower() in title.lower() for title in titles), titles
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("message", "word"),
+    [("haben Sie Honig?", "Miel"), ("¿tienen miel?", "Miel"), ("avete del succo?", "Jus")],
+)
+def test_a_word_of_a_third_language_finds_the_french_catalogs_products(grocery, message, word):
+    # German, Spanish or Italian read as English, then searched in the catalog's French.
     body = say(grocery, message)
 
     titles = [p["designation"] for p in body["products"]]
