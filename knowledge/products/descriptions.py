@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 
 from knowledge.language.folding import fold
 from knowledge.models import Product
@@ -19,6 +21,7 @@ MATERIAL_WORDS = ("made", "material", "leather", "cotton", "steel", "wood")
 # Words a shopper asks an amount by that descriptions write as a unit ("530 kcal").
 _AMOUNT_UNITS = {"calor": ("kcal", "kj"), "energ": ("kcal", "kj")}
 _WORD = re.compile(r"[^\W_]+")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+")
 
 # A sentence ends before a capital or a quote, not after an abbreviation ("for max. 4").
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\u00c0-\u00de\"“(])")
@@ -65,6 +68,49 @@ def amount_words(product: Product, asked: Sequence[str]) -> list[str]:
             if any(_same(folded, key) or folded in units for key, units in wanted.items()):
                 found.setdefault(word.lower(), None)
     return list(found)
+
+
+# A number as descriptions write it: "61", "1,2", "4.5".
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)?$")
+# How far from its word a description writes an amount ("protéines 4 g", "4 g of protein").
+_AMOUNT_REACH = 2
+
+
+@dataclass(frozen=True)
+class Stated:
+    """An amount a description states, with its own words for it ("61 kcal", "protéines 4 g")."""
+
+    amount: Decimal
+    text: str
+
+
+def stated_amount(product: Product, asked: str) -> Stated | None:
+    """The amount of `asked` ("calories", "protein") the description states, the first one:
+    the number before a unit written for it ("61 kcal"), else the number nearest after or
+    before its word ("protéines 4 g", "4 g protein"); None when it states none."""
+    stem = _stem(fold(asked))
+    units = _AMOUNT_UNITS.get(stem[:5], ())
+    for sentence in _SENTENCE_END.split(product.description or ""):
+        raw = _TOKEN.findall(sentence)
+        tokens = [_stem(fold(t)) for t in raw]
+        for index, token in enumerate(tokens):
+            if token in units and index and _NUMBER.match(tokens[index - 1]):
+                return _stated(raw, index - 1, index - 1, index)
+            if units or not _same(token, stem):
+                continue
+            after = range(index + 1, min(len(tokens), index + 1 + _AMOUNT_REACH))
+            before = range(index - 1, max(-1, index - 1 - _AMOUNT_REACH), -1)
+            for near in (*after, *before):
+                if _NUMBER.match(tokens[near]):
+                    return _stated(raw, near, min(index, near), max(index, near))
+    return None
+
+
+def _stated(raw: list[str], number: int, first: int, last: int) -> Stated:
+    # The number's unit comes with it ("4 g").
+    if last == number and number + 1 < len(raw) and raw[number + 1].isalpha():
+        last = number + 1 if len(raw[number + 1]) <= 4 else last
+    return Stated(Decimal(raw[number].replace(",", ".")), " ".join(raw[first : last + 1]))
 
 
 def _same(word: str, asked: str) -> bool:

@@ -1,7 +1,8 @@
 """Turns a new user tries on the `make run` demo shop (knowledge/demo/), through
 POST /v1/chats/{chatId}/messages: small talk after a search, a store named in the message,
 facts no catalog holds, a variant on sale within budget, alternatives of the product's own
-kind, the sizes in stock, and a product family's page (also for the PDP questions)."""
+kind, the sizes in stock, a product family's page (also for the PDP questions), and the
+words of contractions ("we're") never searched for."""
 
 from __future__ import annotations
 
@@ -111,3 +112,13 @@ def test_a_product_familys_page_is_that_product(ask, shop, anonymous):
         format="json",
     ).json()
     assert questions is not None and len(questions["questions"]) >= 3
+
+
+def test_contractions_and_going_are_not_searched_for(ask):
+    reply = ask("we're going hiking and it's raining, I'd like a waterproof jacket")
+
+    searched = Event.objects.filter(chat_id=ask.chat_id, tool_name="search_products").last()
+    assert searched is not None
+    query = searched.tool_args.get("query", "").split()
+    assert not {"we're", "we", "going", "it's", "it", "i'd"} & set(query), query
+    assert "Waterproof Rain Jacket" in titles(reply)[0]

@@ -16,8 +16,10 @@ from itertools import pairwise
 from typing import Any
 
 from accounts.models import Organization
+from knowledge.engines.catalog.kinds import product_kind
 from knowledge.engines.catalog.lexicon import KIND_SYNONYMS, USE_SYNONYMS
 from knowledge.engines.catalog.understanding import (
+    AMOUNT_SORTS,
     SORT_BEST,
     SORT_CHEAPEST,
     SORT_PRICIEST,
@@ -26,6 +28,7 @@ from knowledge.engines.catalog.understanding import (
 )
 from knowledge.engines.catalog.vocabulary import Vocabulary, phrase
 from knowledge.models import Availability, Product, Store
+from knowledge.products.descriptions import stated_amount
 from knowledge.search import SearchFilters, product_search
 from knowledge.search.text import fold, words
 
@@ -367,6 +370,8 @@ def rank(products: list[Product], constraints: Constraints) -> list[Product]:
 
     if constraints.sort == SORT_BEST:
         return sorted(products, key=lambda p: (in_stock_first(p), -p.current_price))
+    if constraints.sort in AMOUNT_SORTS:
+        return sorted(products, key=lambda p: (in_stock_first(p), amount_order(p, constraints)))
     if constraints.terms:
         return sorted(products, key=in_stock_first)  # the backend's relevance, stable
     if constraints.max_price is not None and constraints.min_price is None:
@@ -377,6 +382,16 @@ def rank(products: list[Product], constraints: Constraints) -> list[Product]:
         return sorted(products, key=lambda p: (in_stock_first(p), p.current_price))
     # Browsing a category: what is in stock and on sale first.
     return sorted(products, key=lambda p: (in_stock_first(p), -discount_share(p)))
+
+
+def amount_order(product: Product, constraints: Constraints) -> tuple[bool, Decimal]:
+    """The product's place in an order by an amount its description states ("low calorie":
+    fewest kcal first); those stating none last, in the order they came."""
+    if constraints.sort not in AMOUNT_SORTS:
+        return False, Decimal(0)
+    asked, direction = AMOUNT_SORTS[constraints.sort]
+    stated = stated_amount(product, asked)
+    return stated is None, Decimal(0) if stated is None else direction * stated.amount
 
 
 def discount_share(product: Product) -> Decimal:
@@ -458,7 +473,7 @@ def find(
         found = _relaxed_search(constraints, plan, search)
         if found is not None:
             return found
-    return _closest(constraints, first, search)
+    return _closest(constraints, first, search, organization.language)
 
 
 _Relaxation = tuple[str, tuple[str, ...]]
@@ -517,7 +532,9 @@ def _sharing_words(first: Attempt, constraints: Constraints) -> list[Product]:
     return [p for p in first.loose if any(_shares(p, w) for w in said)] if said else []
 
 
-def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Attempt]) -> Found:
+def _closest(
+    constraints: Constraints, first: Attempt, search: Callable[..., Attempt], language: str
+) -> Found:
     """Nothing has every word, even with the other wishes relaxed: the closest matches of the
     first search, still within every other wish, with "words" named as what was relaxed."""
     # The search's any-word fallback and typo correction may bring products that share no
@@ -530,7 +547,7 @@ def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Att
         # whose name does may be ("a gift for a tennis fan": the Tennis Ball). Longer
         # messages describe a need ("for my dog to play fetch with"), kept as they are.
         loose = [p for p in loose if _named_by(p, said)]
-    loose = _closest_first(loose, said)
+    loose = _closest_first(loose, said, language, constraints)
     if not loose and constraints.category and constraints.terms:
         return _shelf_without_words(constraints, first, search)
     if not loose:
@@ -546,7 +563,8 @@ def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Att
     return Found(
         constraints=constraints,
         used=constraints,
-        products=rank(loose, constraints),
+        # In the closeness order: an order by amount only breaks its ties (_closest_first).
+        products=rank(loose, replace(constraints, sort="")),
         total=len(loose),
         distinct_total=len(one_per_group(loose)),
         relaxed=["words"],
@@ -555,15 +573,25 @@ def _closest(constraints: Constraints, first: Attempt, search: Callable[..., Att
     )
 
 
-def _closest_first(products: list[Product], said: list[str]) -> list[Product]:
+def _closest_first(
+    products: list[Product], said: list[str], language: str, constraints: Constraints
+) -> list[Product]:
     """The products sharing most of the shopper's words first ("dry on a rainy walk"); among
-    those sharing as many, the ones sharing the words fewer of them have ("for my dog to play
-    fetch with": "dog" before "play")."""
+    those sharing as many, the ones whose kind is a said word ("un yaourt léger": the yogurts
+    before the light mozzarella), then in the asked order of an amount ("peu calorique"),
+    then those sharing the words fewer of them have ("for my dog to play fetch with": "dog"
+    before "play")."""
     shared = {p.pk: [w for w in said if _shares(p, w)] for p in products}
     having = Counter(w for found in shared.values() for w in found)
+    kinds = {singular(w) for w in said}
     return sorted(
         products,
-        key=lambda p: (-len(shared[p.pk]), -sum(1 / having[w] for w in shared[p.pk])),
+        key=lambda p: (
+            -len(shared[p.pk]),
+            product_kind(p, language) not in kinds,
+            amount_order(p, constraints),
+            -sum(1 / having[w] for w in shared[p.pk]),
+        ),
     )
 
 

@@ -1,5 +1,9 @@
 """What kind of thing a product is, read from its own title: the head noun of the name.
 
+English and German put the noun last ("Compact Digital Camera"), French, Spanish and Italian
+first ("Yaourt nature", "Zapatillas de running"); the catalog's language (Organization.language)
+says which.
+
 Catalog categories are often broader than a kind ("Electronics > Computers" holds tablets,
 keyboards and cables), so alternatives and comparisons keep to products whose title ends in
 the same noun: a tablet's cheaper alternative is a tablet, a camera's is not a camera lens.
@@ -23,24 +27,30 @@ _UNITS = frozenset(
     {"gb", "tb", "mb", "ml", "cl", "kg", "mm", "cm", "inch", "inches", "pack", "pcs", "set"}
 )
 _SPEC = re.compile(r"\d")
+# A note in brackets after the name ("Raclette (fromage fondu)", "Tablet (2024)") is not its name.
+_BRACKETED = re.compile(r"[(\[].*?([)\]]|$)")
+# The catalog languages whose noun phrases start with the noun.
+_NOUN_FIRST = frozenset({"fr", "es", "it"})
 
 
-def product_kind(product: Product) -> str:
-    """The head noun of the product's title, singular ("tablet" for "Tablet 32GB", "camera"
-    for "Compact Digital Camera"); its own colour, size and material words are skipped."""
+def product_kind(product: Product, language: str = "en") -> str:
+    """The head noun of the product's title in the catalog's `language`, singular ("tablet"
+    for "Tablet 32GB", "camera" for "Compact Digital Camera", "yaourt" for "Yaourt nature");
+    its own colour, size, material and brand words are skipped."""
     own = set(words(f"{product.color} {product.size} {product.material} {product.brand}"))
-    for word in reversed(words(product.title)):
+    named = words(_BRACKETED.sub(" ", product.title)) or words(product.title)
+    for word in named if language in _NOUN_FIRST else reversed(named):
         if len(word) < 3 or _SPEC.search(word) or word in _UNITS or word in own:
             continue
         return singular(word)
     return ""
 
 
-def same_kind(products: list[Product], kind: str) -> list[Product]:
+def same_kind(products: list[Product], kind: str, language: str = "en") -> list[Product]:
     """The products of `kind`; all of them when the kind is unknown."""
     if not kind:
         return products
-    return [p for p in products if product_kind(p) == kind]
+    return [p for p in products if product_kind(p, language) == kind]
 
 
 def _google_branch(product: Product) -> tuple[str, ...]:

@@ -286,6 +286,8 @@ FILLER_WORDS = frozenset(
         "need",
         "needs",
         "looking",
+        "going",
+        "gonna",
         "look",
         "searching",
         "search",
@@ -508,6 +510,16 @@ CHEAPEST = re.compile(
     r"\b(cheapest|cheap|lowest[- ]priced?|least expensive|most affordable|affordable|"
     r"inexpensive|budget|low[- ]cost|low price|lowest price|economical|bargain|"
     r"not (too |very |so |that )?(expensive|pricey|costly))\b"
+)
+# An amount the description states, asked least or most of ("low calorie", "high protein"):
+# grocery descriptions give nutrition facts per 100 g ("61 kcal, protein 4 g").
+FEWEST_CALORIES = re.compile(
+    r"\b(low[- ]?cal(orie)?s?|low in calories|fewest calories|fewer calories|"
+    r"least calories|light in calories)\b"
+)
+MOST_PROTEIN = re.compile(
+    r"\b(high[- ]protein|high in protein|rich in protein|protein[- ]rich|lots of protein|"
+    r"most protein|more protein)\b"
 )
 PRICIEST = re.compile(
     r"\b(most expensive|priciest|highest[- ]priced?|most premium|luxury|luxurious|premium|"

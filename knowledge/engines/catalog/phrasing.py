@@ -7,21 +7,26 @@ figure here comes from a Product, a StoreInventory row or the shopper's constrai
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 
 from django.utils.translation import gettext
 
+from knowledge.engines.catalog.finding import matches_all
 from knowledge.engines.catalog.snapshots import discount_percent, money, stock_of
 from knowledge.engines.catalog.understanding import (
+    AMOUNT_SORTS,
     SORT_BEST,
     SORT_CHEAPEST,
     SORT_PRICIEST,
     Constraints,
     singular,
 )
+from knowledge.language.folding import fold
 from knowledge.language.formatting import reply_language
 from knowledge.models import Availability, Product, Store, StoreInventory
+from knowledge.products.descriptions import stated_amount
 
 
 def join(items: Sequence[str], word: str = "and") -> str:
@@ -42,6 +47,9 @@ def amount(value: Decimal | None, currency: str) -> str:
         symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper(), "")
         return f"{symbol}{text}" if symbol else f"{text} {currency.upper()}".strip()
     return money(value, currency) if currency else f"{value:,.2f}"
+
+
+_SAID_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
 def price_phrase(c: Constraints, currency: str) -> str:
@@ -82,6 +90,10 @@ def subject_phrase(c: Constraints, count: int | None = None) -> str:
 
 
 def plural(text: str) -> str:
+    """The English plural of the last word; in another reply language the words as they are
+    (the shopper's own, whose plural English rules would get wrong: "crémeuxes")."""
+    if reply_language() != "en":
+        return text
     head, _, last = text.rpartition(" ")
     # A model's number or letter ("iphone 6", "iphone x") has no plural.
     if len(last) < 2 or last[-1].isdigit() or last.endswith(("s", "ing", "z")):
@@ -164,6 +176,24 @@ def price_text(product: Product) -> str:
     return now
 
 
+def as_written(terms: Sequence[str], said: str) -> str:
+    """The search words as the shopper wrote them ("léger" for "leger"), each as the latest
+    word of `said` that folds to it; a word the engine put for another (a translation) as it is."""
+    wanted = set(terms)
+    lengths = {len(term) for term in wanted}
+    written: dict[str, str] = {}
+    for word in reversed(_SAID_WORD.findall(said)):
+        if len(word) not in lengths and len(word) - 1 not in lengths:
+            continue
+        folded = fold(word)
+        for form in (folded, singular(folded)):  # "écouteurs" searched as "ecouteur"
+            if form in wanted:
+                written.setdefault(form, word.lower())
+        if len(written) == len(wanted):
+            break
+    return " ".join(written.get(term, term) for term in terms)
+
+
 def name_of(product: Product) -> str:
     title = product.title
     if product.brand and product.brand.lower() not in title.lower():
@@ -179,6 +209,7 @@ def reasons(
     row: StoreInventory | None,
     cheapest: bool,
     priciest: bool,
+    said: str = "",
 ) -> list[str]:
     """Why a product fits the shopper's search, most telling first."""
     found: list[str] = []
@@ -189,6 +220,8 @@ def reasons(
         found.append(gettext("the most premium of the matches"))
     elif c.sort == SORT_BEST and priciest:
         found.append(gettext("our top of the range"))
+    if c.sort in AMOUNT_SORTS and (stated := stated_amount(product, AMOUNT_SORTS[c.sort][0])):
+        found.append(stated.text)  # the description's own words: "61 kcal"
     if c.max_price is not None and c.max_exclusive:
         found.append(gettext("cheaper than %(amount)s") % {"amount": amount(c.max_price, currency)})
     elif c.max_price is not None and c.min_price is None and c.around is None:
@@ -215,8 +248,10 @@ def reasons(
         status == Availability.IN_STOCK and (store is not None or c.in_stock)
     ) or status == Availability.OUT_OF_STOCK:
         found.append(stock_phrase(product, store, row))
-    if not found and c.terms:
-        found.append(gettext('matches "%(words)s"') % {"words": " ".join(c.terms)})
+    # Only the words the product has: a closest match shares some of them, not all.
+    had = [word for word in c.terms if matches_all(product, [word])]
+    if not found and had:
+        found.append(gettext('matches "%(words)s"') % {"words": as_written(had, said)})
     if not found and c.category:
         found.append(
             gettext("from our %(kind)s range") % {"kind": c.category.split(">")[-1].strip().lower()}

@@ -105,6 +105,7 @@ def items_for(
                 row=rows.get(p.pk),
                 cheapest=p.current_price == cheapest,
                 priciest=p.current_price == priciest,
+                said=context.said,
             ),
         )
         for p in products
@@ -115,12 +116,12 @@ def _currency(products: list[Product], fallback: str = "") -> str:
     return products[0].currency if products else fallback
 
 
-def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
+def _lead(found: Found, shown: list[Product], *, more: bool, said: str) -> str:
     currency = _currency(shown)
     asked_c = found.constraints
     count = len(shown)
     if found.relaxed == ["words"]:
-        words = " ".join(asked_c.terms)
+        words = ph.as_written(asked_c.terms, said)
         if more:
             return ngettext(
                 'Here is %(count)s more close match for "%(words)s":',
@@ -131,7 +132,9 @@ def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
             'Nothing matches every word of "%(words)s", so here are the closest %(what)s:'
         ) % {
             "words": words,
-            "what": ph.describe(asked_c, currency, with_sort=False),
+            "what": ph.describe(
+                replace(asked_c, terms=tuple(words.split())), currency, with_sort=False
+            ),
         }
     if found.relaxed:
         return _relaxed_lead(found, shown, more=more)
@@ -245,7 +248,7 @@ def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool
     """The reply listing the products a search shows, with why each fits."""
     query = ph.describe(found.used, _currency(shown))
     items = items_for(context, shown, found.used, query)
-    lines = [_lead(found, shown, more=more)]
+    lines = [_lead(found, shown, more=more, said=context.said)]
     lines += [ph.product_line(i.product, i.reasons) for i in items]
     lines.append(_closing(found, shown, len(shown)))
     return Draft(
@@ -262,7 +265,7 @@ def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool
 
 
 def nothing_found(context: ToolContext, constraints: Constraints, found: Found) -> Draft:
-    unknown = " ".join(found.unmatched_terms or constraints.terms)
+    unknown = ph.as_written(found.unmatched_terms or constraints.terms, context.said)
     if unknown:
         text = gettext(
             'Sorry, I couldn\'t find anything matching "%(words)s" in our catalog. '
@@ -366,7 +369,10 @@ def _no_alternatives(context: ToolContext, base: Product, *, cheaper: bool, pric
         else gettext("The %(name)s is our most premium %(kind)s.")
         if pricier
         else gettext("I couldn't find anything else like the %(name)s in our catalog right now.")
-    ) % {"name": ph.name_of(base), "kind": product_kind(base) or gettext("product")}
+    ) % {
+        "name": ph.name_of(base),
+        "kind": product_kind(base, context.organization.language) or gettext("product"),
+    }
     return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
 
 
@@ -418,7 +424,8 @@ def _alternatives(
     base count when the ask is about price ("a cheaper alternative" to the 128 GB tablet is
     the 32 GB one)."""
     limit = context.chatbot.max_products or 4
-    kind = product_kind(base)
+    language = context.organization.language
+    kind = product_kind(base, language)
     exclude = (base.item_id,) if priced else item_ids_with_variants(context.organization, [base])
     levels = [level.strip() for level in base.category.split(">") if level.strip()]
     categories = [" > ".join(levels[:n]) for n in range(len(levels), 0, -1)] or [""]
@@ -437,7 +444,7 @@ def _alternatives(
             break
         found = found if shown else result
         if terms:
-            more = same_kind(more, kind)
+            more = same_kind(more, kind, language)
         elif category == categories[0] and not _names_a_kind(base, kind, levels):
             # Neither the base's title ("Apple Airpods") nor its category ("mobile accessories
             # > electronics") names a kind of goods: the category's products most like it.

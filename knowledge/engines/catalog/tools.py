@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from accounts.models import Chatbot, Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.canonical import InvalidUrlError, canonicalize_url
-from knowledge.engines.base import ReplyRequest
+from knowledge.engines.base import PastMessageType, ReplyRequest
 from knowledge.engines.catalog.finding import Found, constraints_json, find
 from knowledge.engines.catalog.snapshots import discount_percent, stock_of
 from knowledge.engines.catalog.understanding import Constraints
@@ -35,6 +35,8 @@ class ToolContext:
     store: Store | None
     current_url: str
     vocabulary: Vocabulary
+    # What the shopper wrote in this chat, to quote its words as written (phrasing.as_written).
+    said: str = ""
 
 
 def tool_context_from(request: ReplyRequest) -> ToolContext:
@@ -44,6 +46,10 @@ def tool_context_from(request: ReplyRequest) -> ToolContext:
         store=request.store,
         current_url=request.current_url,
         vocabulary=vocabulary_for(request.organization),
+        said=" ".join(
+            [m.content for m in request.history if m.type == PastMessageType.USER]
+            + [request.message]
+        ),
     )
 
 

@@ -26,6 +26,10 @@ from knowledge.language.vocabulary import language_data
 SORT_CHEAPEST = "price_asc"
 SORT_PRICIEST = "price_desc"
 SORT_BEST = "best"
+# Orders by an amount the descriptions state (knowledge/products/descriptions.stated_amount).
+SORT_FEWEST_CALORIES = "calories_asc"
+SORT_MOST_PROTEIN = "protein_desc"
+AMOUNT_SORTS = {SORT_FEWEST_CALORIES: ("calories", 1), SORT_MOST_PROTEIN: ("protein", -1)}
 
 _EXCLUDE_BEFORE = re.compile(
     r"(?:\bnot|\bno|\bexcept|\bexcluding|\bexclude|\bother than|\banything but|\bwithout|"
@@ -295,6 +299,8 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
     sort = ""
     # Cheapest first: its phrases hold a word of the priciest ones ("least expensive").
     for pattern, order in (
+        (lx.FEWEST_CALORIES, SORT_FEWEST_CALORIES),
+        (lx.MOST_PROTEIN, SORT_MOST_PROTEIN),
         (lx.CHEAPEST, SORT_CHEAPEST),
         (lx.PRICIEST, SORT_PRICIEST),
         (lx.BEST, SORT_BEST),
@@ -731,11 +737,19 @@ def _plural_forms(word: str) -> tuple[str, ...]:
     return (word + "s", word + "es")
 
 
+# English contractions' endings ("we're", "i'm", "it's", "we'll", "i'd", "we've", "don't").
+_CONTRACTIONS = frozenset({"re", "m", "s", "ll", "d", "ve", "t"})
+
+
 def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
     terms: list[str] = []
     previous = ""
     for word in re.findall(r"[\w']+", work):
         word = word.strip("'")
+        base, _, ending = word.partition("'")
+        if ending in _CONTRACTIONS:
+            # "we're", "i'd", "it's": the pronoun; "don't", "can't": an auxiliary, no wish.
+            word = "" if ending == "t" else base
         before, previous = previous, word
         if not word or word in lx.FILLER_WORDS or word in lx.GENDER_WORDS:
             continue

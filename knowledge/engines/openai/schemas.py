@@ -43,7 +43,11 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
             "around": {"type": "number", "description": "A price to stay close to."},
             "inStock": {"type": "boolean"},
             "onSale": {"type": "boolean"},
-            "sort": {"type": "string", "enum": ["price_asc", "price_desc", "best"]},
+            "sort": {
+                "type": "string",
+                "enum": ["price_asc", "price_desc", "best", "calories_asc", "protein_desc"],
+                "description": "calories_asc, protein_desc: by the amounts descriptions state.",
+            },
         },
         [],
     ),
