@@ -1,6 +1,7 @@
 """Asking for the least or most of an amount descriptions state ("un yaourt peu calorique",
-"high protein"), and the closest matches of a search no product has every word of, through
-POST /v1/chats/{chatId}/messages on a French grocery catalog."""
+"high protein"), the closest matches of a search no product has every word of, and the
+suggestions for products without variants, through POST /v1/chats/{chatId}/messages on a
+French grocery catalog."""
 
 from __future__ import annotations
 
@@ -89,3 +90,12 @@ def test_a_cheaper_alternative_in_a_french_catalog_is_of_the_same_kind(client):
     reply = ask(client, "quelque chose de moins cher ?", "https://shop.example/p/2")
 
     assert titles(reply)[:2] == ["Yaourt grec", "Yaourt à la vanille"]
+
+
+def test_a_product_of_one_size_gets_no_question_about_its_sizes(client):
+    # Each jar has one size ("500 g") and no variants: asking for its sizes leads nowhere.
+    for message in ("un yaourt peu calorique", "du skyr"):
+        reply = ask(client, message)
+
+        assert titles(reply)
+        assert not [s for s in reply["suggestions"] if "taille" in s.lower()], reply["suggestions"]

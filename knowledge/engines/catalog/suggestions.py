@@ -30,6 +30,12 @@ def finish(candidates: Sequence[str], fallback: Sequence[str]) -> list[str]:
     return chosen
 
 
+def _has_variants(product: Product) -> bool:
+    """Whether the product is one of a family of variants (`item_group_id`), whose sizes or
+    colours are worth asking for; a jar's one size ("500 g") is not."""
+    return bool(product.item_group_id)
+
+
 def browse_suggestions(vocabulary: Vocabulary, *, exclude: str = "") -> list[str]:
     """Starting points from the catalog's own categories."""
     tops = vocabulary.browsable_categories()
@@ -55,7 +61,7 @@ def search_suggestions(
         # One product in view: "it" means it.
         product = products[0]
         found += [gettext("Tell me more about it"), gettext("Is it in stock?")]
-        if product.size or product.color:
+        if _has_variants(product) and (product.size or product.color):
             found.append(
                 gettext("What sizes does it come in?")
                 if product.size
@@ -67,7 +73,7 @@ def search_suggestions(
         found.append(gettext("Compare the first two"))
     if products:
         found.append(gettext("Tell me more about the first one"))
-    if any(p.size for p in products[:1]):
+    if any(p.size and _has_variants(p) for p in products[:1]):
         found.append(gettext("What sizes does the first one come in?"))
     if total > shown_so_far:
         found.append(gettext("Show me more"))
