@@ -188,6 +188,14 @@ USE_SYNONYMS = {
     "indoor": ("indoors", "house", "interior"),
     "outdoor": ("outdoors", "outside", "patio"),
     "wireless": ("bluetooth", "cordless"),
+    # The weather a product is for, and what descriptions say of such products.
+    "winter": ("warm", "insulated", "thermal", "fleece", "wool"),
+    "cold": ("warm", "insulated", "thermal", "fleece", "wool"),
+    "snow": ("warm", "insulated", "thermal", "waterproof"),
+    "summer": ("lightweight", "breathable", "linen"),
+    "hot": ("lightweight", "breathable", "linen"),
+    "rain": ("waterproof", "rainproof"),
+    "wet": ("waterproof", "rainproof"),
 }
 
 # General shopping English: words for one kind of goods that catalogs title differently (the

@@ -25,6 +25,7 @@ from knowledge.engines.catalog.understanding import (
 )
 from knowledge.language.folding import fold
 from knowledge.language.formatting import reply_language
+from knowledge.language.reading import canonical_text
 from knowledge.models import Availability, Product, Store, StoreInventory
 from knowledge.products.descriptions import stated_amount
 
@@ -49,7 +50,9 @@ def amount(value: Decimal | None, currency: str) -> str:
     return money(value, currency) if currency else f"{value:,.2f}"
 
 
-_SAID_WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+_SAID_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+# The shopper's latest words looked through for those a reply quotes.
+_QUOTED_WORDS = 300
 
 
 def price_phrase(c: Constraints, currency: str) -> str:
@@ -177,20 +180,26 @@ def price_text(product: Product) -> str:
 
 
 def as_written(terms: Sequence[str], said: str) -> str:
-    """The search words as the shopper wrote them ("léger" for "leger"), each as the latest
-    word of `said` that folds to it; a word the engine put for another (a translation) as it is."""
+    """The search words as the shopper wrote them: each as the latest word of `said` that
+    folds to it ("léger" for "leger"), or, in a reply in another language, that the language
+    reads as it ("hiver" for "winter"); else as it is."""
     wanted = set(terms)
     lengths = {len(term) for term in wanted}
+    said_words = _SAID_WORD.findall(said)[-_QUOTED_WORDS:]
     written: dict[str, str] = {}
-    for word in reversed(_SAID_WORD.findall(said)):
+    for word in reversed(said_words):
         if len(word) not in lengths and len(word) - 1 not in lengths:
             continue
         folded = fold(word)
         for form in (folded, singular(folded)):  # "écouteurs" searched as "ecouteur"
             if form in wanted:
                 written.setdefault(form, word.lower())
-        if len(written) == len(wanted):
-            break
+    language = reply_language()
+    if len(written) < len(wanted) and language != "en":
+        for word in reversed(said_words):
+            for form in canonical_text(word, language, catalog_language="en").split():
+                if form in wanted or (form := singular(form)) in wanted:
+                    written.setdefault(form, word.lower())
     return " ".join(written.get(term, term) for term in terms)
 
 

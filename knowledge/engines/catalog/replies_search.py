@@ -116,12 +116,16 @@ def _currency(products: list[Product], fallback: str = "") -> str:
     return products[0].currency if products else fallback
 
 
-def _lead(found: Found, shown: list[Product], *, more: bool, said: str) -> str:
+def _as_written(constraints: Constraints, said: str) -> Constraints:
+    return replace(constraints, terms=tuple(ph.as_written(constraints.terms, said).split()))
+
+
+def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
     currency = _currency(shown)
     asked_c = found.constraints
     count = len(shown)
     if found.relaxed == ["words"]:
-        words = ph.as_written(asked_c.terms, said)
+        words = " ".join(asked_c.terms)
         if more:
             return ngettext(
                 'Here is %(count)s more close match for "%(words)s":',
@@ -132,9 +136,7 @@ def _lead(found: Found, shown: list[Product], *, more: bool, said: str) -> str:
             'Nothing matches every word of "%(words)s", so here are the closest %(what)s:'
         ) % {
             "words": words,
-            "what": ph.describe(
-                replace(asked_c, terms=tuple(words.split())), currency, with_sort=False
-            ),
+            "what": ph.describe(asked_c, currency, with_sort=False),
         }
     if found.relaxed:
         return _relaxed_lead(found, shown, more=more)
@@ -246,9 +248,15 @@ def search_reply(
 
 def results_draft(context: ToolContext, found: Found, shown: list, *, more: bool) -> Draft:
     """The reply listing the products a search shows, with why each fits."""
-    query = ph.describe(found.used, _currency(shown))
+    # The text quotes the shopper's words as written; the reasons check the searched ones.
+    written = replace(
+        found,
+        constraints=_as_written(found.constraints, context.said),
+        used=_as_written(found.used, context.said),
+    )
+    query = ph.describe(written.used, _currency(shown))
     items = items_for(context, shown, found.used, query)
-    lines = [_lead(found, shown, more=more, said=context.said)]
+    lines = [_lead(written, shown, more=more)]
     lines += [ph.product_line(i.product, i.reasons) for i in items]
     lines.append(_closing(found, shown, len(shown)))
     return Draft(
