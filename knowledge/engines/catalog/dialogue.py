@@ -118,6 +118,9 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Int
     question = is_product_question(u)
     if u.asks & {"cheaper", "pricier"} and state.search is not None and not subject:
         return SEARCH  # "cheaper ones": the same search, below what was shown
+    one_in_view = len(state.shown) == 1 or (not state.shown and state.focus is not None)
+    if u.asks & {"sizes", "colors"} and one_in_view and not subject and not c.brands:
+        return PRODUCT  # "which sizes are in stock?" of the one product in view
     if state.search is not None and u.filtering and not subject:
         return SEARCH  # "which of these are on sale?": the same search, narrowed
     about_page = on_pdp and not c.brands and (not subject or (u.pronoun and not c.category))

@@ -508,7 +508,8 @@ OUT_OF_SCOPE = re.compile(
 IN_STOCK = re.compile(
     r"\b(in stock|in-stock|available now|available today|ready to ship|ships today|"
     r"can i get (it|one) today|on hand|not sold out|only available|available ones|"
-    r"that are available|which are available|currently available)\b"
+    r"that are available|which are available|currently available|"
+    r"(sizes|colou?rs) (are |do you have |have you got )?left)\b"
 )
 ON_SALE = re.compile(
     r"\b(on sale|sale|discount(ed|s)?|deals?|special offers?|offers|promo(tion)?s?|reduced|"

@@ -322,17 +322,23 @@ _SIZE_PATTERNS = (
     re.compile(r"\b(?:size\s+|in\s+)(extra small|small|medium|large|extra large)\b"),
 )
 _NUMERIC_SIZE_PATTERN = re.compile(_NUMERIC_SIZE)
+# A letter size asked about on its own ("is M available?", "got L?", "any XL left?"): a size
+# only when the catalog has it, like a bare number.
+_LONE_SIZE_PATTERN = re.compile(
+    r"^\s*(?:is|are|got|any|have you got|do you have|you have)\s+(xxs|xs|s|m|l|xl|xxl|xxxl)\b(?!')"
+)
 
 
 def _sizes(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
     """The sizes the message names, as the catalog spells them, and the text without them;
     a bare number is a size only when the catalog has that size ("in 42", not "in 2024")."""
     sizes: list[str] = []
-    for size_pattern in (*_SIZE_PATTERNS, _NUMERIC_SIZE_PATTERN):
+    for size_pattern in (*_SIZE_PATTERNS, _NUMERIC_SIZE_PATTERN, _LONE_SIZE_PATTERN):
         size_spans: list[tuple[int, int]] = []
         for match in size_pattern.finditer(work):
             raw = match.group(1).strip()
-            if size_pattern is _NUMERIC_SIZE_PATTERN and raw not in vocabulary.sizes:
+            bare = size_pattern in (_NUMERIC_SIZE_PATTERN, _LONE_SIZE_PATTERN)
+            if bare and raw not in vocabulary.sizes:
                 continue
             value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
             sizes.append(vocabulary.sizes.get(value.lower(), value))
@@ -359,7 +365,9 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         out_of_scope=out_of_scope,
         asks=asks,
         ordinals=_ordinals(normalized),
-        pronoun=bool(lx.PRONOUNS.search(normalized)),
+        # "Is M available?" asks about the product in view, as "is it available in M?".
+        pronoun=bool(lx.PRONOUNS.search(normalized))
+        or bool(said.sizes and _LONE_SIZE_PATTERN.search(normalized)),
         plural_reference=bool(lx.PLURAL_REFERENCE.search(normalized))
         or bool(_REF_WORDS.search(normalized)),
         followup_start=bool(_FOLLOWUP_START.search(normalized)),

@@ -1,0 +1,52 @@
+"""Questions about the sizes of the one product in view, after a search shows it, through
+POST /v1/chats/{chatId}/messages on the fashion catalog: a size asked on its own ("is M
+available?") is that product's size, and "which sizes are in stock?" answers with its sizes
+rather than searching again. The denim jacket: S, M and L online; M out of stock in Berlin."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.knowledge.assistant_shops import FASHION_FILES, imported_shop
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(scope="module")
+def fashion(django_db_setup, django_db_blocker):
+    with imported_shop(django_db_blocker, "Variant questions fashion", FASHION_FILES) as shop:
+        yield shop
+
+
+@pytest.fixture
+def after_jacket(fashion):
+    chat = fashion.chat()
+    assert fashion.say(chat, "denim jacket").status_code == 201
+
+    def ask(message: str) -> str:
+        response = fashion.say(chat, message)
+        assert response.status_code == 201, response.content
+        return response.json()["content"]
+
+    return ask
+
+
+@pytest.mark.parametrize(
+    ("message", "says"),
+    [
+        ("is M available?", "size M is in stock (9 available)"),
+        ("is M available in Berlin?", "out of stock at Berlin Flagship"),
+        ("any L left in Paris?", "size L is in stock at Paris Marais (4 available)"),
+        ("got XL?", "doesn't come in size XL"),
+    ],
+)
+def test_a_size_asked_on_its_own_is_the_product_in_view_s(after_jacket, message, says):
+    reply = after_jacket(message)
+
+    assert says in reply
+    assert not reply.startswith("I found")  # not a new search
+
+
+@pytest.mark.parametrize("message", ["which sizes are in stock?", "which sizes do you have left?"])
+def test_the_sizes_in_stock_are_those_of_the_product_in_view(after_jacket, message):
+    assert after_jacket(message) == "The Bluefield Denim Jacket is in stock in sizes S, M and L."
