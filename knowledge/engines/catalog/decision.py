@@ -30,6 +30,8 @@ class ReplyKind(StrEnum):
     COMPARE_WHAT = "compare_what"  # compare, but with what?
     SIMILAR = "similar"  # alternatives to the product
     SIMILAR_TO_WHAT = "similar_to_what"  # similar, but to what?
+    GOES_WITH = "goes_with"  # products of other shelves to go with the product
+    GOES_WITH_WHAT = "goes_with_what"  # to go with which product?
     PRODUCT = "product"  # about the products: price, stock, sizes, details...
     WHICH_ONE = "which_one"  # "it" with several products in view
     CLARIFY = "clarify"  # "it" with nothing in view
@@ -114,6 +116,12 @@ def _about_products(
             return Decision(ReplyKind.SIMILAR, products)
         if not subject:
             return Decision(ReplyKind.SIMILAR_TO_WHAT)
+    elif intent == dl.GOES_WITH:
+        return (
+            Decision(ReplyKind.GOES_WITH, products[:1])
+            if products
+            else (Decision(ReplyKind.GOES_WITH_WHAT))
+        )
     elif intent == dl.PRODUCT:
         if products:
             return Decision(ReplyKind.PRODUCT, products, pointed.note)

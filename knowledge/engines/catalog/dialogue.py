@@ -40,6 +40,7 @@ class Intent(StrEnum):
     OUT_OF_SCOPE = "out_of_scope"
     COMPARE = "compare"
     SIMILAR = "similar"
+    GOES_WITH = "goes_with"  # what to wear or use with a product
     PRODUCT = "product"  # about products already shown ("the second one", "is it in stock?")
     PAGE = "page"  # about the product of the page the shopper is on
     NAMED = "named"  # about a product named in the message, if the catalog has it
@@ -57,6 +58,7 @@ SMALLTALK = Intent.SMALLTALK
 OUT_OF_SCOPE = Intent.OUT_OF_SCOPE
 COMPARE = Intent.COMPARE
 SIMILAR = Intent.SIMILAR
+GOES_WITH = Intent.GOES_WITH
 PRODUCT = Intent.PRODUCT
 PAGE = Intent.PAGE
 NAMED = Intent.NAMED
@@ -111,6 +113,8 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Int
         return COMPARE
     if "similar" in u.asks:
         return SIMILAR  # with nothing in view, the engine asks "similar to which product?"
+    if "goes_with" in u.asks and not subject:
+        return GOES_WITH  # "what goes with it?"; "which shoes go with it?" searches shoes
     if u.ordinals and state.shown and not subject and not c.brands:
         return PRODUCT
     if "more" in u.asks and state.search is not None and not subject and not c.has_filters():

@@ -552,6 +552,12 @@ SHOW_MORE = re.compile(
     r"any (more|others|other options)|other options|what else|anything else|next (ones|page)|"
     r"see more|load more|more please|keep going|others\??$|more$)\b"
 )
+# What to wear or use with a product: other shelves' products, not alternatives to it.
+GOES_WITH = re.compile(
+    r"\b((would |will |that |to )?go(es)? (well |nicely )?with( it| this| that)?|"
+    r"match(es)? (with )?(it|this|that)|to match( it| this)?|pairs? (well )?with|"
+    r"wear (it |this )?with|complete the (look|outfit)|style (it|this))\b"
+)
 SIMILAR = re.compile(
     r"\b(similar|alternatives?|something like (it|this|that)|like this one|like that one|"
     r"instead of (it|this|that)|other options like|comparable|equivalent|same kind)\b"
@@ -700,7 +706,9 @@ ACKNOWLEDGE = re.compile(
 )
 # Questions about the shop's service, which the catalog does not hold.
 SHOP_POLICY = re.compile(
-    r"\b(deliver(y|ies)?|shipping|ship to|ships to|return(s| policy)?|refunds?|exchange policy|"
+    r"\b(deliver(y|ies|ed)?|shipping|shipped|ship to|ships to|ship it|ship them|"
+    r"how long (until|till|before) it arrives|when (will|would|does|do) (it|they|my order) arrive|"
+    r"return(s| policy)?|refunds?|exchange policy|"
     r"payment( methods)?|pay with|paypal|credit card|opening hours|open(ing)? times|"
     r"when (are|do) you open|contact (you|support|customer service)|customer service|"
     r"phone number|track(ing)? my order|my order|order status|invoice|voucher|coupon code|"

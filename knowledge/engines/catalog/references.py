@@ -75,7 +75,7 @@ def pointed_at(turn: Turn) -> Pointed:
             other = nearest_of_kind(turn.context, turn.tools, products[0])
             products += [other] if other is not None else []
         return Pointed(tuple(products))
-    if turn.intent == dl.SIMILAR:
+    if turn.intent in (dl.SIMILAR, dl.GOES_WITH):
         base = referenced(turn, turn.page) or named(turn)
         return Pointed(() if base is None else (base,))
     if turn.intent == dl.PRODUCT:

@@ -272,6 +272,7 @@ def _shoppers_words(text: str, own: frozenset[str]) -> str:
 
 _ASKS = (
     (lx.SIMILAR, "similar"),
+    (lx.GOES_WITH, "goes_with"),
     (lx.COMPARE, "compare"),
     (lx.DETAILS, "details"),
     (lx.AVAILABILITY, "availability"),
@@ -507,6 +508,7 @@ _ASKING_PHRASES = (
     lx.PRICE_QUESTION,
     lx.DETAILS,
     lx.SIMILAR,
+    lx.GOES_WITH,
     lx.COMPARE,
     lx.SHOW_MORE,
     lx.THANKS,

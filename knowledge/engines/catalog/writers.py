@@ -21,6 +21,7 @@ from knowledge.engines.catalog.decision import Decision, ReplyKind
 from knowledge.engines.catalog.draft import Draft, Item
 from knowledge.engines.catalog.references import from_snapshots
 from knowledge.engines.catalog.replies_limits import not_in_feed_reply
+from knowledge.engines.catalog.replies_pairing import goes_with_reply
 from knowledge.engines.catalog.replies_product import (
     availability_sentences,
     compare_reply,
@@ -160,6 +161,14 @@ def similar(turn: Turn, decision: Decision) -> Draft:
 
 def similar_to_what(turn: Turn, decision: Decision) -> Draft:
     return _clarified(turn, gettext("Similar to which product?"))
+
+
+def goes_with(turn: Turn, decision: Decision) -> Draft:
+    return goes_with_reply(turn.context, turn.tools, decision.products[0])
+
+
+def goes_with_what(turn: Turn, decision: Decision) -> Draft:
+    return _clarified(turn, gettext("To go with which product?"))
 
 
 def product(turn: Turn, decision: Decision) -> Draft:
@@ -347,6 +356,8 @@ WRITERS: dict[ReplyKind, Writer] = {
     ReplyKind.COMPARE_WHAT: compare_what,
     ReplyKind.SIMILAR: similar,
     ReplyKind.SIMILAR_TO_WHAT: similar_to_what,
+    ReplyKind.GOES_WITH: goes_with,
+    ReplyKind.GOES_WITH_WHAT: goes_with_what,
     ReplyKind.PRODUCT: product,
     ReplyKind.WHICH_ONE: which_one,
     ReplyKind.CLARIFY: clarify,
