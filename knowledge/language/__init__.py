@@ -16,3 +16,6 @@ LANGUAGE_NAMES = {
     "es": "Spanish",
     "it": "Italian",
 }
+# The languages whose noun phrases start with the noun ("Yaourt nature", "Zapatillas de
+# running"); English and German end with it ("Compact Digital Camera", "Wasserdichte Jacke").
+NOUN_FIRST = frozenset({"fr", "es", "it"})

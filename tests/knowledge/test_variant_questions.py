@@ -1,7 +1,8 @@
-"""Questions about the sizes of the one product in view, after a search shows it, through
+"""Questions about the one product in view, after a search shows it, through
 POST /v1/chats/{chatId}/messages on the fashion catalog: a size asked on its own ("is M
-available?") is that product's size, and "which sizes are in stock?" answers with its sizes
-rather than searching again. The denim jacket: S, M and L online; M out of stock in Berlin."""
+available?") is that product's size, "which sizes are in stock?" answers with its sizes, and
+"is it waterproof?" with its description, rather than searching again. The denim jacket: S, M
+and L online; M out of stock in Berlin."""
 
 from __future__ import annotations
 
@@ -50,3 +51,15 @@ def test_a_size_asked_on_its_own_is_the_product_in_view_s(after_jacket, message,
 @pytest.mark.parametrize("message", ["which sizes are in stock?", "which sizes do you have left?"])
 def test_the_sizes_in_stock_are_those_of_the_product_in_view(after_jacket, message):
     assert after_jacket(message) == "The Bluefield Denim Jacket is in stock in sizes S, M and L."
+
+
+@pytest.mark.parametrize("message", ["is it waterproof?", "is it warm enough for winter?"])
+def test_a_question_about_a_feature_of_the_product_in_view_is_about_it(after_jacket, message):
+    # Not a search for waterproof products: the jacket's own description answers.
+    reply = after_jacket(message)
+
+    assert reply.startswith("Here's the Bluefield Denim Jacket")
+
+
+def test_a_question_naming_a_kind_of_the_catalog_still_searches(after_jacket):
+    assert after_jacket("is there a dress like it?").startswith(("I found", "Here are"))

@@ -125,6 +125,16 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Int
     one_in_view = len(state.shown) == 1 or (not state.shown and state.focus is not None)
     if u.asks & {"sizes", "colors"} and one_in_view and not subject and not c.brands:
         return PRODUCT  # "which sizes are in stock?" of the one product in view
+    if (
+        one_in_view
+        and u.pronoun
+        and u.interrogative
+        and c.terms
+        and not (c.category or c.brands or u.names_kind)
+        and not u.asks & {"cheaper", "pricier", "more"}
+        and not on_pdp
+    ):
+        return PRODUCT  # "is it waterproof?" of the one product in view, not a search
     if state.search is not None and u.filtering and not subject:
         return SEARCH  # "which of these are on sale?": the same search, narrowed
     about_page = on_pdp and not c.brands and (not subject or (u.pronoun and not c.category))

@@ -17,7 +17,7 @@ from collections import Counter
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.understanding import singular
-from knowledge.language import LANGUAGES
+from knowledge.language import LANGUAGES, NOUN_FIRST
 from knowledge.language.vocabulary import language_data
 from knowledge.models import Product
 from knowledge.search.text import words
@@ -29,8 +29,6 @@ _UNITS = frozenset(
 _SPEC = re.compile(r"\d")
 # A note in brackets after the name ("Raclette (fromage fondu)", "Tablet (2024)") is not its name.
 _BRACKETED = re.compile(r"[(\[].*?([)\]]|$)")
-# The catalog languages whose noun phrases start with the noun.
-_NOUN_FIRST = frozenset({"fr", "es", "it"})
 
 
 def product_kind(product: Product, language: str = "en") -> str:
@@ -39,7 +37,7 @@ def product_kind(product: Product, language: str = "en") -> str:
     its own colour, size, material and brand words are skipped."""
     own = set(words(f"{product.color} {product.size} {product.material} {product.brand}"))
     named = words(_BRACKETED.sub(" ", product.title)) or words(product.title)
-    for word in named if language in _NOUN_FIRST else reversed(named):
+    for word in named if language in NOUN_FIRST else reversed(named):
         if len(word) < 3 or _SPEC.search(word) or word in _UNITS or word in own:
             continue
         return singular(word)

@@ -120,6 +120,9 @@ class Understanding:
     name_words: tuple[str, ...] = ()
     another: bool = False  # another product of a kind wished for ("a similar one")
     others: bool = False  # products other than the one in view ("what else", "other")
+    # A search word is a kind of the catalog's goods (a title's head noun, a category's last
+    # word): "is it a jacket?" may name other products, "is it waterproof?" asks about one.
+    names_kind: bool = False
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -387,6 +390,10 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         name_words=tuple(dict.fromkeys(found.name_words)),
         another=bool(_ANOTHER.search(normalized)),
         others=bool(_OTHERS.search(normalized)),
+        names_kind=any(
+            term in vocabulary.title_heads or term in vocabulary.category_heads
+            for term in constraints.terms
+        ),
     )
 
 

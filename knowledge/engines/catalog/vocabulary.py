@@ -23,7 +23,7 @@ from django.db.models import Min
 from accounts.models import Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.engines.catalog.phrases import PhraseIndex
-from knowledge.language import LANGUAGES
+from knowledge.language import LANGUAGES, NOUN_FIRST
 from knowledge.language.vocabulary import language_data
 from knowledge.models import CatalogVersion, Product, SearchTerm, Store
 from knowledge.search.text import fold
@@ -35,6 +35,8 @@ MAX_AGE_SECONDS = 600.0
 _cache: dict[str, tuple[float, uuid.UUID | None, Vocabulary]] = {}
 PHRASE_KINDS = ("brands", "categories", "colors", "materials", "stores")
 _lock = threading.Lock()
+# A note in brackets after a product's name ("Raclette (fromage fondu)") is not its name.
+_BRACKETED = re.compile(r"[(\[].*?([)\]]|$)")
 
 
 @dataclass
@@ -56,6 +58,10 @@ class Vocabulary:
     words: frozenset[str] = frozenset()
     # A title word and the one letter after it ("iphone x"): a model the letter tells apart.
     letter_models: frozenset[str] = frozenset()
+    # The titles' head nouns (kinds.product_kind's word: "jacket" of "Waterproof Rain
+    # Jacket"), in both numbers: "is it waterproof?" asks about a product, "is it a jacket?"
+    # may name another.
+    title_heads: frozenset[str] = frozenset()
     first_created_at: datetime | None = None
 
     top_levels: list[str] = field(default_factory=list)  # first levels of category paths
@@ -197,7 +203,8 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
             if not any(vocabulary.categories[other] == level for other in keys):
                 keys.append(key)
     # After every whole level: a level's own name always wins over another's part.
-    title_words, vocabulary.letter_models = _title_words(organization)
+    titles = _distinct(organization, "title")
+    title_words, vocabulary.letter_models = _title_words(titles)
     for level in dict.fromkeys(levels_seen):
         for part in level_parts(phrase(level), language, title_words):
             for spelling in _number_forms(part, language):
@@ -217,6 +224,7 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
     ):
         for value in _distinct(organization, field_name):
             target.setdefault(phrase(value), value)
+    vocabulary.title_heads = _title_heads(titles, vocabulary)
     vocabulary.words = frozenset(
         SearchTerm.objects.filter(organization=organization).values_list("term", flat=True)
     )
@@ -298,12 +306,12 @@ def level_parts(level: str, language: str, title_words: frozenset[str]) -> list[
     return parts
 
 
-def _title_words(organization: Organization) -> tuple[frozenset[str], frozenset[str]]:
+def _title_words(titles: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     """Every folded word of the catalog's titles, and each word followed by a one-letter
     word in a title ("iphone x")."""
     found: set[str] = set()
     models: set[str] = set()
-    for title in _distinct(organization, "title"):
+    for title in titles:
         said = phrase(title).split()
         found.update(said)
         models.update(
@@ -312,6 +320,25 @@ def _title_words(organization: Organization) -> tuple[frozenset[str], frozenset[
             if len(letter) == 1 and letter.isalpha() and len(word) > 1
         )
     return frozenset(found), frozenset(models)
+
+
+def _title_heads(titles: list[str], vocabulary: Vocabulary) -> frozenset[str]:
+    """The titles' head nouns, in both numbers: their last word in English and German, first
+    in French, Spanish and Italian, skipping measures, notes in brackets and the catalog's
+    colours, sizes and materials ("Pixelon P7 Smartphone 128 GB Black": "smartphone")."""
+    skip = {*vocabulary.colors, *vocabulary.sizes, *vocabulary.materials}
+    language = vocabulary.language
+    heads: set[str] = set()
+    for title in titles:
+        named = [
+            word
+            for word in phrase(_BRACKETED.sub(" ", title)).split()
+            if len(word) > 2 and not any(char.isdigit() for char in word) and word not in skip
+        ]
+        if named:
+            head = named[0] if language in NOUN_FIRST else named[-1]
+            heads.update(_number_forms(head, language))
+    return frozenset(heads)
 
 
 def _number_forms(words: str, language: str = "en") -> list[str]:
