@@ -129,3 +129,22 @@ def test_contractions_and_verbs_of_liking_are_not_searched_for(ask, message, fir
     query = searched.tool_args.get("query", "").split()
     assert not {"we're", "we", "going", "it's", "it", "i'd", "loves"} & set(query), query
     assert titles(reply)[0].startswith(first)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["how big is the screen?", "what is the size of the screen?", "is its screen sharp?"],
+)
+def test_a_part_of_the_page_s_product_named_is_asked_about_it(ask, message):
+    # "the screen" is no product of the catalog: a part of the tablet, not a search.
+    reply = ask(message, TABLET)
+
+    assert titles(reply) == ["Kestrel Tab 11 Tablet"]
+    assert "Kestrel Tab 11 Tablet" in reply["content"]
+
+
+def test_the_generated_question_for_sizes_in_stock_lists_them(ask):
+    # The PDP question generator's own wording names the product: "sizes of the ...".
+    reply = ask("Which sizes of the Stride Air Sneaker White are in stock?", WHITE_40)
+
+    assert "sizes 40, 42 and 44" in reply["content"]

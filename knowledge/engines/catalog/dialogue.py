@@ -137,7 +137,11 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Int
         return PRODUCT  # "is it waterproof?" of the one product in view, not a search
     if state.search is not None and u.filtering and not subject:
         return SEARCH  # "which of these are on sale?": the same search, narrowed
-    about_page = on_pdp and not c.brands and (not subject or (u.pronoun and not c.category))
+    about_page = (
+        on_pdp
+        and not c.brands
+        and (not subject or ((u.pronoun or u.names_part) and not c.category))
+    )
     if about_page and (
         u.pronoun or question or state.search is None or u.asked_size or u.asked_color
     ):

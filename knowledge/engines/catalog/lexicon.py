@@ -586,7 +586,8 @@ PRICE_QUESTION = re.compile(
     r"\b(how much|price|cost|costs|on sale|discount|deal|cheaper|reduced|offer|what does it cost|"
     r"is it expensive|pricing|promotion)\b"
 )
-SIZE_QUESTION = re.compile(r"\b(sizes?|size options)\b(?! of the)")
+# "The size of the screen" asks a dimension; "which sizes of the sneaker" its sizes.
+SIZE_QUESTION = re.compile(r"\b(sizes|size options|size(?! of the))\b")
 COLOR_QUESTION = re.compile(r"\b(colou?rs?|shades?)\b")
 # "does it come in ...": blanked with the questions, the value itself is read as size/colour.
 COMES_IN = re.compile(r"\b(come in|comes in|available in|does it come|is there an?|have it in)\b")

@@ -123,6 +123,8 @@ class Understanding:
     # A search word is a kind of the catalog's goods (a title's head noun, a category's last
     # word): "is it a jacket?" may name other products, "is it waterproof?" asks about one.
     names_kind: bool = False
+    # "the screen", "its strap": a part of the product in view named, no kind of the catalog.
+    names_part: bool = False
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -342,8 +344,8 @@ def _sizes(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
         for match in size_pattern.finditer(work):
             raw = match.group(1).strip()
             bare = size_pattern in (_NUMERIC_SIZE_PATTERN, _LONE_SIZE_PATTERN)
-            if bare and raw not in vocabulary.sizes:
-                continue
+            if (bare and raw not in vocabulary.sizes) or raw in lx.FILLER_WORDS:
+                continue  # "the size of the screen" names no size
             value = lx.SIZE_WORDS.get(raw, raw.upper() if raw in lx.LETTER_SIZES else raw)
             sizes.append(vocabulary.sizes.get(value.lower(), value))
             size_spans.append((match.start(1), match.end(1)))
@@ -394,6 +396,19 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             term in vocabulary.title_heads or term in vocabulary.category_heads
             for term in constraints.terms
         ),
+        names_part=_names_part(normalized, constraints.terms, vocabulary),
+    )
+
+
+def _names_part(normalized: str, terms: tuple[str, ...], vocabulary: Vocabulary) -> bool:
+    """Whether the message names "the" or "its" something no product of the catalog is ("how
+    big is the screen?"): a part of the product in view."""
+    said = set(re.findall(r"\b(?:the|its) (\w+)", normalized))
+    return any(
+        term in said
+        and term not in vocabulary.title_heads
+        and term not in vocabulary.category_heads
+        for term in terms
     )
 
 
