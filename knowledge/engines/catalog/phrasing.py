@@ -7,9 +7,11 @@ figure here comes from a Product, a StoreInventory row or the shopper's constrai
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from decimal import Decimal
+from itertools import pairwise
 
 from django.utils.translation import gettext
 
@@ -51,8 +53,10 @@ def amount(value: Decimal | None, currency: str) -> str:
 
 
 _SAID_WORD = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
-# The shopper's latest words looked through for those a reply quotes.
+# The shopper's latest words looked through for those a reply quotes, and for the words it
+# read as English (each read costs a stemming: the search words come from the last message).
 _QUOTED_WORDS = 300
+_TRANSLATED_WORDS = 60
 
 
 def price_phrase(c: Constraints, currency: str) -> str:
@@ -181,8 +185,9 @@ def price_text(product: Product) -> str:
 
 def as_written(terms: Sequence[str], said: str) -> str:
     """The search words as the shopper wrote them: each as the latest word of `said` that
-    folds to it ("léger" for "leger"), or, in a reply in another language, that the language
-    reads as it ("hiver" for "winter"); else as it is."""
+    folds to it ("léger" for "leger"), or, in a reply in another language, the word or two
+    the language reads as it ("hiver" for "winter", "sans fil" for "wireless"); else as it
+    is."""
     wanted = set(terms)
     lengths = {len(term) for term in wanted}
     said_words = _SAID_WORD.findall(said)[-_QUOTED_WORDS:]
@@ -196,11 +201,28 @@ def as_written(terms: Sequence[str], said: str) -> str:
                 written.setdefault(form, word.lower())
     language = reply_language()
     if len(written) < len(wanted) and language != "en":
-        for word in reversed(said_words):
-            for form in canonical_text(word, language, catalog_language="en").split():
-                if form in wanted or (form := singular(form)) in wanted:
-                    written.setdefault(form, word.lower())
+        recent = said_words[-_TRANSLATED_WORDS:]
+        # Two words read as one first ("sans fil": "wireless"), unless one of them is read so
+        # alone ("l hiver" is "hiver").
+        pairs = [
+            f"{first} {second}"
+            for first, second in pairwise(recent)
+            if (both := _in_english(f"{first} {second}", language))
+            and both not in (_in_english(first, language), _in_english(second, language))
+        ]
+        for said_text in [*reversed(pairs), *reversed(recent)]:
+            english = _in_english(said_text, language).split()
+            if len(english) != 1:
+                continue  # read as two words: each is quoted on its own
+            form = english[0] if english[0] in wanted else singular(english[0])
+            if form in wanted:
+                written.setdefault(form, said_text.lower())
     return " ".join(written.get(term, term) for term in terms)
+
+
+@functools.lru_cache(maxsize=8192)
+def _in_english(text: str, language: str) -> str:
+    return canonical_text(text, language, catalog_language="en")
 
 
 def name_of(product: Product) -> str:

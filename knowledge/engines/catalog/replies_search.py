@@ -117,7 +117,11 @@ def _currency(products: list[Product], fallback: str = "") -> str:
 
 
 def _as_written(constraints: Constraints, said: str) -> Constraints:
-    return replace(constraints, terms=tuple(ph.as_written(constraints.terms, said).split()))
+    """The constraints with the shopper's words for the search words and the category."""
+    label = ph.as_written((constraints.label,), said) if constraints.label else ""
+    return replace(
+        constraints, terms=tuple(ph.as_written(constraints.terms, said).split()), label=label
+    )
 
 
 def _lead(found: Found, shown: list[Product], *, more: bool) -> str:
