@@ -87,6 +87,7 @@ class ConversationState:
     shown_for_search: int = 0  # products shown so far for `search` ("show more" continues)
     seen_for_search: list[dict[str, Any]] = field(default_factory=list)  # their snapshots
     focus: dict[str, Any] | None = None  # the one product last talked about
+    shown_on: str = ""  # the page the shopper was on when `shown` were shown
 
 
 def is_product_question(u: Understanding) -> bool:
@@ -94,8 +95,9 @@ def is_product_question(u: Understanding) -> bool:
     return bool(u.asks & PRODUCT_QUESTIONS) or asked_value or bool(u.topic)
 
 
-def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Intent:
-    """The kind of turn; decision.decide may still fall back to a search (e.g. a name not found)."""
+def classify(u: Understanding, state: ConversationState, *, on_pdp: bool, url: str = "") -> Intent:
+    """The kind of turn; decision.decide may still fall back to a search (e.g. a name not
+    found). `url`: the page the message was sent from."""
     c = u.constraints
     subject = c.has_subject()
     if u.out_of_scope and not (subject or c.brands):
@@ -137,6 +139,16 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool) -> Int
         return PRODUCT  # "is it waterproof?" of the one product in view, not a search
     if state.search is not None and u.filtering and not subject:
         return SEARCH  # "which of these are on sale?": the same search, narrowed
+    if (
+        on_pdp
+        and u.pronoun
+        and not (subject or c.brands or u.ordinals)
+        and len(state.shown) == 1
+        and state.shown_on == url
+    ):
+        # "Tell me more about it" right after one product was shown on this page: that one,
+        # which may not be the page's.
+        return PRODUCT
     about_page = (
         on_pdp
         and not c.brands
@@ -284,10 +296,14 @@ def conversation_state(
             # later one of the chat too: it is left out of the state.
             logger.exception("an earlier message of the chat could not be read")
             continue
-        kind = classify(u, state, on_pdp=_same_page(message.current_url, products))
+        kind = classify(
+            u, state, on_pdp=_same_page(message.current_url, products), url=message.current_url
+        )
         if kind == NAMED and len(products) != 1:
             kind = SEARCH  # the name was not found: the reply was a search
         state_advance(state, u, kind, products)
+        if products:
+            state.shown_on = message.current_url
     return state
 
 

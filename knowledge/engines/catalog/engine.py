@@ -122,7 +122,7 @@ def converse(
         tools=tools,
         reading=reading,
         state=state,
-        intent=dl.classify(reading, state, on_pdp=page is not None),
+        intent=dl.classify(reading, state, on_pdp=page is not None, url=request.current_url),
         page=page,
         asked_store=asked_store(request, reading),
     )
