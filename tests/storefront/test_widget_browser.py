@@ -86,6 +86,9 @@ def test_a_conversation_on_the_demo_product_page(demo):
         (answer,) = answers({"chat__organization_id": demo["organizationId"]})
         assert done["assistant"][-1] == answer
         assert streamed(seen, answer)
+        # "Looking that up…" is shown while the catalog is searched, not once the text comes.
+        assert any(s["status"] == "Looking that up…" for s in seen)
+        assert not any(s["status"] and s["assistant"][-1] for s in seen[1:])
         assert done["announced"] == answer  # read out once, when whole
         card = done["cards"][0]
         assert card["name"].startswith("Stride Air Sneaker")
@@ -156,9 +159,14 @@ def test_the_widget_fits_a_phone_and_works_by_keyboard_alone(demo):
         wait_for(page, lambda s: not s["busy"] and len(s["assistant"]) == 2 and s["chips"])
         assert overflow_px(page) == 0
         screenshot(page, "widget-phone")
-        # A suggestion chip, by keyboard: it sends itself and the message box has the keyboard
-        # again (the chips are gone), so typing and Escape still work.
-        tab_until(page, "chip", key="Shift+Tab")
+        # A suggestion chip tapped: it sends itself; the panel keeps the focus (the chip is
+        # gone) without popping the on-screen keyboard up over the reply.
+        chip = root.locator(".chip").first.inner_text()
+        root.locator(".chip").first.tap()
+        assert focused(page) == "panel"
+        wait_for(page, lambda s: not s["busy"] and s["user"][-1] == chip and s["chips"])
+        # A chip by keyboard: the message box has the keyboard again, so typing and Escape work.
+        tab_until(page, "chip")
         chip = focused_text(page)
         page.keyboard.press("Enter")
         expect(root.locator("textarea")).to_be_focused()
@@ -169,7 +177,7 @@ def test_the_widget_fits_a_phone_and_works_by_keyboard_alone(demo):
         expect(panel).to_be_hidden()
         expect(launcher).to_have_attribute("aria-expanded", "false")
         expect(launcher).to_be_focused()
-        done = wait_for(page, lambda s: not s["busy"] and len(s["user"]) == 3)[-1]
+        done = wait_for(page, lambda s: not s["busy"] and len(s["user"]) == 4)[-1]
         (*_, answer) = answers({"chat__organization_id": demo["organizationId"]})
         assert done["announced"] == answer and not done["liveRegionHidden"]
         # The demo's product images do not resolve (the cards draw a fallback); nothing else

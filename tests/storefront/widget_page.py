@@ -29,6 +29,7 @@ STATE = """
     })),
     chips: texts('.chip'),
     busy: root.querySelector('.log').getAttribute('aria-busy') === 'true',
+    status: (root.querySelector('.status') || {}).textContent || null,
     announced: root.querySelector('[aria-live=polite]').textContent,
     // A live region inside a hidden element is not read out.
     liveRegionHidden: !!root.querySelector('[aria-live=polite]').closest('[hidden]'),

@@ -57,6 +57,7 @@
     "min-width:40px;min-height:40px;margin:-8px -10px -8px 0;border-radius:8px}",
     ".log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:10px}",
     ".log>*{flex-shrink:0}",
+    ".panel:focus{outline:none}",
     ".msg{max-width:85%;padding:8px 12px;border-radius:var(--radius);white-space:pre-wrap;overflow-wrap:anywhere}",
     ".user{align-self:flex-end;background:var(--accent);color:var(--accent-text)}",
     ".assistant{align-self:flex-start;background:#f2f4f8}",
@@ -217,6 +218,7 @@
         id: panelId,
         role: "region",
         "aria-labelledby": "heading",
+        tabindex: "-1",
         onkeydown: (event) => {
           if (event.key === "Escape" && !this.hasAttribute("inline")) this.toggle(false);
         },
@@ -386,6 +388,7 @@
         return;
       }
       if (event.status === "inProgress" && typeof event.content === "string") {
+        this.status(""); // the text is coming: "Looking that up…" is over
         pending.text += event.content;
         this.writeReply(pending, pending.text);
       } else if (event.status === "completed" && typeof event.content === "string") {
@@ -581,8 +584,12 @@
           class: "chip",
           type: "button",
           text: text,
-          onclick: () => {
-            this.input.focus(); // the chip is removed: focus would be lost to the page
+          onclick: (event) => {
+            // The chip is removed, so the focus would fall to the page (and Escape with it):
+            // the message box takes it, or on a touch screen the panel, which does not pop the
+            // on-screen keyboard up over the reply.
+            if (event.pointerType === "touch") this.panel.focus();
+            else this.input.focus();
             this.send(text);
           },
         }));
