@@ -22,6 +22,7 @@ from playwright.sync_api import expect
 
 from accounts.models import Chatbot, Organization
 from chats.models import Message
+from knowledge.demo import DEMO_CHATBOT
 from tests.browser import LAPTOP, PHONE, chromium, needs_chromium, overflow_px, screenshot
 from tests.fake_openai import MODEL, Step, fake_openai_server
 from tests.server import ROOT, LiveServer, free_port, start_server, wait_until_up
@@ -242,6 +243,26 @@ def test_two_tabs_of_one_visitor_show_the_same_conversation(demo):
         assert (
             back["assistant"][-1] == answers({"chat__organization_id": demo["organizationId"]})[-1]
         )
+
+
+def test_the_widget_recovers_when_the_shops_backend_comes_back(demo):
+    # Given the shop's session endpoint failing when the page loads (the demo's answers 503
+    # while its chatbot cannot be found)
+    chatbot = Chatbot.objects.filter(pk=demo["chatbotId"])
+    chatbot.update(name="elsewhere")
+    with start_server(**DEMO_ENV) as server, chromium() as page:
+        page.goto(server.url + PRODUCT_PAGE)
+        widget(page).locator(".launcher").click()
+        first = wait_for(page, lambda s: s["errors"])[-1]
+        assert first["errors"] == ["The assistant is not available right now."]
+        assert not first["busy"]  # the shopper may still send
+        # When the backend is back, the next message gets a session and is answered, streamed
+        chatbot.update(name=DEMO_CHATBOT)
+        type_message(page, "Do you have sneakers under 100 euros?")
+        seen = wait_for(page, lambda s: not s["busy"] and s["cards"])
+        (answer,) = answers({"chat__organization_id": demo["organizationId"]})
+        assert seen[-1]["assistant"][-1] == answer
+        assert streamed(seen, answer)
 
 
 def test_a_reply_that_starts_over_is_shown_from_its_new_start(demo):

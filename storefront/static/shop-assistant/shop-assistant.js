@@ -318,8 +318,8 @@
       try {
         this.chat = await this.session(false);
       } catch (error) {
+        // Said, but not final: the next message asks the shop's backend again.
         this.say("assistant error", "The assistant is not available right now.");
-        this.setBusy(true);
         return;
       }
       this.listen();
@@ -434,7 +434,9 @@
       try {
         // A message typed while the session is still being fetched waits for it.
         await this.ready;
+        if (!this.chat) this.chat = await this.session(false).catch(() => null);
         if (!this.chat) throw new Error("The assistant is not available right now.");
+        if (!this.events) this.listen();
         var reply = await this.post(text, pending.key);
         pending.done = true;
         this.writeReply(pending, reply.content);
