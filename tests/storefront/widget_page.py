@@ -29,7 +29,10 @@ STATE = """
     })),
     chips: texts('.chip'),
     busy: root.querySelector('.log').getAttribute('aria-busy') === 'true',
+    status: (root.querySelector('.status') || {}).textContent || null,
     announced: root.querySelector('[aria-live=polite]').textContent,
+    // A live region inside a hidden element is not read out.
+    liveRegionHidden: !!root.querySelector('[aria-live=polite]').closest('[hidden]'),
     lastEventId: host.lastEventId,
     streamOpen: (host.events || {}).readyState === 1,
   };
@@ -76,3 +79,24 @@ def type_message(page: Page, text: str) -> None:
     expect(box).to_have_value(text)
     box.press("Enter")
     expect(widget(page).locator(".msg.user").last).to_have_text(text, timeout=15_000)
+
+
+FOCUSED = """
+() => {
+  const active = document.activeElement;
+  const inner = active && active.shadowRoot ? active.shadowRoot.activeElement : null;
+  if (!inner) return active ? active.tagName.toLowerCase() : null;
+  return inner.className || inner.getAttribute('aria-label') || inner.tagName.toLowerCase();
+}
+"""
+
+
+def focused(page: Page) -> str | None:
+    """What has the keyboard: the widget's element (its class, else its label or tag) when
+    the focus is inside the widget, else the page's element's tag."""
+    return page.evaluate(FOCUSED)
+
+
+def focused_text(page: Page) -> str:
+    """The text of the widget's element that has the keyboard."""
+    return str(page.evaluate("() => document.activeElement.shadowRoot.activeElement.textContent"))

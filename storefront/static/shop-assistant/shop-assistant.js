@@ -53,9 +53,11 @@
     ".panel[hidden]{display:none}",
     "header{display:flex;align-items:center;justify-content:space-between;padding:10px 14px;",
     "background:var(--accent);color:var(--accent-text);font-weight:600}",
-    "header button{background:transparent;border:0;color:inherit;font-size:20px;cursor:pointer;line-height:1}",
+    "header button{background:transparent;border:0;color:inherit;font-size:22px;cursor:pointer;line-height:1;",
+    "min-width:40px;min-height:40px;margin:-8px -10px -8px 0;border-radius:8px}",
     ".log{flex:1;overflow-y:auto;padding:12px;display:flex;flex-direction:column;gap:10px}",
     ".log>*{flex-shrink:0}",
+    ".panel:focus{outline:none}",
     ".msg{max-width:85%;padding:8px 12px;border-radius:var(--radius);white-space:pre-wrap;overflow-wrap:anywhere}",
     ".user{align-self:flex-end;background:var(--accent);color:var(--accent-text)}",
     ".assistant{align-self:flex-start;background:#f2f4f8}",
@@ -83,6 +85,8 @@
     "textarea{flex:1;resize:none;font:inherit;padding:8px;border:1px solid var(--border);border-radius:8px;",
     "min-height:38px;max-height:120px;box-sizing:border-box}",
     "textarea:focus-visible,button:focus-visible{outline:2px solid var(--accent);outline-offset:1px}",
+    // The header is the accent colour: its button's ring is drawn in the header's text colour.
+    "header button:focus-visible{outline-color:var(--accent-text);outline-offset:-4px}",
     "form button{border:0;border-radius:8px;padding:0 14px;background:var(--accent);color:var(--accent-text);font:inherit;cursor:pointer}",
     "form button:disabled{opacity:.5;cursor:default}",
     ".sr{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}",
@@ -177,7 +181,7 @@
         "aria-expanded": "false",
         "aria-controls": panelId,
         text: this.getAttribute("launcher-label") || "Ask our assistant",
-        onclick: () => this.toggle(true),
+        onclick: () => this.toggle(this.panel.hidden),
       });
       // Not announced as it streams (role=log would read every piece): the finished reply is
       // announced once, through the polite live region below.
@@ -214,13 +218,16 @@
         id: panelId,
         role: "region",
         "aria-labelledby": "heading",
+        tabindex: "-1",
         onkeydown: (event) => {
           if (event.key === "Escape" && !this.hasAttribute("inline")) this.toggle(false);
         },
-      }, [el("header", {}, [heading, this.hasAttribute("inline") ? null : close]), this.log, this.live, form]);
+      }, [el("header", {}, [heading, this.hasAttribute("inline") ? null : close]), this.log, form]);
       root.appendChild(el("style", { text: STYLE }));
       if (!this.hasAttribute("inline")) root.appendChild(this.launcher);
       root.appendChild(this.panel);
+      // Outside the panel: a reply that ends after the shopper closed the panel is still read out.
+      root.appendChild(this.live);
       this.pending = null;
       this.lastEventId = "";
       this.onPdpQuestion = (event) => {
@@ -311,8 +318,8 @@
       try {
         this.chat = await this.session(false);
       } catch (error) {
+        // Said, but not final: the next message asks the shop's backend again.
         this.say("assistant error", "The assistant is not available right now.");
-        this.setBusy(true);
         return;
       }
       this.listen();
@@ -364,18 +371,47 @@
 
     onEvent(event) {
       var pending = this.pending;
-      if (!pending || pending.done) return; // replayed events of earlier replies
+      if (!pending || pending.done) {
+        this.onOtherReply(event);
+        return;
+      }
+      if (event.status === "failed" && (!event.toolName || event.toolName === "language_model")) {
+        // The text so far is dropped: an interrupted reply is answered again from its start,
+        // and after a language model's failure the catalog's reply starts over.
+        pending.text = "";
+        this.writeReply(pending, "");
+        pending.bubble.classList.add("typing");
+        return;
+      }
       if (event.toolName) {
         if (event.status === "inProgress") this.status("Looking that up…");
         return;
       }
       if (event.status === "inProgress" && typeof event.content === "string") {
+        this.status(""); // the text is coming: "Looking that up…" is over
         pending.text += event.content;
         this.writeReply(pending, pending.text);
       } else if (event.status === "completed" && typeof event.content === "string") {
         pending.text = event.content;
         this.writeReply(pending, pending.text);
       }
+    }
+
+    onOtherReply(event) {
+      // A reply this tab did not ask for (another tab of the same chat, or one that was being
+      // written when this page loaded) ended: show the conversation as stored. A reply this
+      // tab already shows (its own, whose last event came after its POST's answer) is skipped.
+      if (event.status !== "completed" || event.toolName || !this.historyLoaded) return;
+      var shown = this.log.querySelectorAll(".msg.assistant");
+      var last = shown.length ? shown[shown.length - 1].textContent : null;
+      if (event.content !== last) this.redraw();
+    }
+
+    async redraw() {
+      var items = await this.history().catch(() => null);
+      if (!items || this.pending) return; // the shopper sent something meanwhile: theirs first
+      this.log.replaceChildren();
+      this.drawHistory(items);
     }
 
     // --- sending ---------------------------------------------------------------------------
@@ -398,12 +434,14 @@
       try {
         // A message typed while the session is still being fetched waits for it.
         await this.ready;
+        if (!this.chat) this.chat = await this.session(false).catch(() => null);
         if (!this.chat) throw new Error("The assistant is not available right now.");
+        if (!this.events) this.listen();
         var reply = await this.post(text, pending.key);
         pending.done = true;
         this.writeReply(pending, reply.content);
         bubble.classList.remove("typing");
-        this.live.textContent = reply.content;
+        this.announce(reply.content);
         if (reply.products && reply.products.length) this.log.appendChild(this.productCards(reply.products));
         if (reply.suggestions && reply.suggestions.length) this.log.appendChild(this.chips(reply.suggestions));
       } catch (error) {
@@ -411,7 +449,7 @@
         bubble.classList.remove("typing");
         bubble.classList.add("error");
         bubble.textContent = error.message || "Something went wrong.";
-        this.live.textContent = bubble.textContent;
+        this.announce(bubble.textContent);
       } finally {
         this.pending = null;
         this.status("");
@@ -443,9 +481,17 @@
 
     // --- what the conversation shows -------------------------------------------------------
 
-    async loadHistory() {
+    async history() {
       var page = await this.api("/v1/chats/" + encodeURIComponent(this.chat.chatId) + "/messages?size=100");
-      var items = (page && page.items) || [];
+      return (page && page.items) || [];
+    }
+
+    async loadHistory() {
+      this.drawHistory(await this.history());
+      this.historyLoaded = true;
+    }
+
+    drawHistory(items) {
       items.forEach((message, index) => {
         this.say(message.type === "user" ? "user" : "assistant", message.content);
         if (message.products && message.products.length) this.log.appendChild(this.productCards(message.products));
@@ -467,6 +513,18 @@
       if (set && set.questions && set.questions.length && !this.log.querySelector(".user")) {
         this.log.appendChild(this.chips(set.questions.map(function (q) { return q.text; }), "Questions about this product"));
       }
+    }
+
+    announce(text) {
+      if (this.live.textContent !== text) {
+        this.live.textContent = text;
+        return;
+      }
+      // A reply worded like the previous one: emptied first, so it is a change to read out.
+      this.live.textContent = "";
+      setTimeout(() => {
+        this.live.textContent = text;
+      }, 100);
     }
 
     say(kind, text) {
@@ -495,7 +553,7 @@
           }, { once: true });
         }
         var body = el("div", { class: "body" }, [
-          el("div", { class: "name", text: product.designation || "" }),
+          el("div", { class: "name", title: product.designation || "", text: product.designation || "" }),
           el("div", { class: "price", text: this.price(product) }),
           this.availability(product),
         ]);
@@ -528,7 +586,14 @@
           class: "chip",
           type: "button",
           text: text,
-          onclick: () => this.send(text),
+          onclick: (event) => {
+            // The chip is removed, so the focus would fall to the page (and Escape with it):
+            // the message box takes it, or on a touch screen the panel, which does not pop the
+            // on-screen keyboard up over the reply.
+            if (event.pointerType === "touch") this.panel.focus();
+            else this.input.focus();
+            this.send(text);
+          },
         }));
       });
       return group;
