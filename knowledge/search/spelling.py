@@ -26,7 +26,7 @@ def alternatives(backend: TextBackend, organization: Organization, word: str) ->
     near = [
         term
         for term, score in backend.near_terms(organization, word)
-        if score >= SIMILARITY_THRESHOLD or edit_distance(word, term) <= _allowed_edits(word)
+        if score >= SIMILARITY_THRESHOLD or edit_distance(word, term) <= _allowed_edits(word, term)
     ]
     near.sort(key=lambda term: edit_distance(word, term))  # stable: similarity order on ties
     containing: list[str] = []
@@ -40,5 +40,9 @@ def alternatives(backend: TextBackend, organization: Organization, word: str) ->
     return list(dict.fromkeys([*near[:MAX_NEAR], *containing]))
 
 
-def _allowed_edits(word: str) -> int:
-    return 1 if len(word) <= 5 else 2
+def _allowed_edits(word: str, term: str) -> int:
+    # Two edits may make a short word another one ("shelves" is two from "sleeve" and
+    # "sieve"); a typo of two keeps the word's start ("knives": "knife", "samsnug": "samsung").
+    if len(word) <= 5 or (len(word) <= 7 and word[:2] != term[:2]):
+        return 1
+    return 2

@@ -152,9 +152,7 @@ def test_the_generated_question_for_sizes_in_stock_lists_them(ask):
 
 def test_it_is_the_one_product_just_shown_until_the_shopper_opens_another_page(ask):
     # Searched on the sneaker's page: the jacket shown is "it", not the page's sneaker.
-    assert titles(ask("rain jacket in olive", SNEAKER_FAMILY)) == [
-        "Waterproof Rain Jacket Olive"
-    ]
+    assert titles(ask("rain jacket in olive", SNEAKER_FAMILY)) == ["Waterproof Rain Jacket Olive"]
 
     about = ask("Tell me more about it", SNEAKER_FAMILY)
     moved = ask("is it in stock?", TABLET)

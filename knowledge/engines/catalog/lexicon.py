@@ -506,7 +506,8 @@ OUT_OF_SCOPE = re.compile(
     r"song|lyrics|recipe|capital of|meaning of life|football score|match result|stock market|"
     r"bitcoin|crypto\w*|homework|translate|write (me )?(a|an|some)|code|programming|python|"
     r"javascript|horoscope|lottery|who won|movie|film|tv show|date today|what time is it|"
-    r"time is it|tell me about yourself|girlfriend|boyfriend|marry me|love you)\b"
+    r"time is it|tell me about yourself|(be|are you) my (girlfriend|boyfriend)|marry me|"
+    r"(?<!my )(?<!my wife )(?<!she'd )(?<!he'd )love you)\b"
 )
 
 IN_STOCK = re.compile(

@@ -107,6 +107,10 @@ def plural(text: str) -> str:
         return text
     if last.endswith(("ch", "sh", "x")):
         last += "es"
+    elif last.endswith(("arf", "alf", "elf", "olf", "eaf")):
+        last = last[:-1] + "ves"  # scarves, shelves, leaves
+    elif last.endswith("ife"):
+        last = last[:-2] + "ves"  # knives
     elif last.endswith("y") and last[-2:-1] not in "aeiou":
         last = last[:-1] + "ies"
     else:
@@ -189,11 +193,12 @@ def as_written(terms: Sequence[str], said: str) -> str:
     the language reads as it ("hiver" for "winter", "sans fil" for "wireless"); else as it
     is."""
     wanted = set(terms)
-    lengths = {len(term) for term in wanted}
+    # A plural is at most two letters longer than its singular ("shelves", "shelf").
+    lengths = {len(term) + extra for term in wanted for extra in (0, 1, 2)}
     said_words = _SAID_WORD.findall(said)[-_QUOTED_WORDS:]
     written: dict[str, str] = {}
     for word in reversed(said_words):
-        if len(word) not in lengths and len(word) - 1 not in lengths:
+        if len(word) not in lengths:
             continue
         folded = fold(word)
         for form in (folded, singular(folded)):  # "écouteurs" searched as "ecouteur"

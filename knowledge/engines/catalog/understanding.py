@@ -150,6 +150,10 @@ def singular(word: str) -> str:
         return word[:-3] + "y"
     if word.endswith(("ches", "shes", "xes", "sses")) or word in _OES_PLURALS:
         return word[:-2]
+    if word.endswith(("arves", "elves", "olves", "eaves")):
+        return word[:-3] + "f"  # scarves, shelves, wolves, leaves
+    if word.endswith("nives"):
+        return word[:-3] + "fe"  # knives
     if word.endswith("s"):
         return word[:-1]
     return word
