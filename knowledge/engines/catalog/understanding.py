@@ -52,6 +52,8 @@ _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
 _ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
 # "what other Apple products do you have?": others than the one in view.
 _OTHERS = re.compile(r"\b(other|else|more)\b")
+# "the other one": of two products talked about, the one not in focus.
+_OTHER_ONE = re.compile(r"\bthe other(?: one| product)?\b(?!\s*ones\b)")
 _WORD = re.compile(r"\w+")
 _PUNCTUATION = "!?.,;:\"'()¿¡"
 
@@ -116,6 +118,7 @@ class Understanding:
     name_words: tuple[str, ...] = ()
     another: bool = False  # another product of a kind wished for ("a similar one")
     others: bool = False  # products other than the one in view ("what else", "other")
+    other_one: bool = False  # "the other one": the product shown that is not in focus
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -340,7 +343,10 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     normalized = normalize(text)
     asks = _asks(normalized)
     found = _found(normalized, asks, vocabulary)
-    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
+    # "a light dress for hot weather" names goods: only its words are out of scope.
+    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized)) and not (
+        found.constraints.category or found.constraints.brands
+    )
     constraints = (
         Constraints() if out_of_scope else _for_recipient(found.constraints, normalized, vocabulary)
     )
@@ -372,6 +378,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         name_words=tuple(dict.fromkeys(found.name_words)),
         another=bool(_ANOTHER.search(normalized)),
         others=bool(_OTHERS.search(normalized)),
+        other_one=bool(_OTHER_ONE.search(normalized)),
     )
 
 
@@ -653,9 +660,14 @@ def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str
 def _category_key(
     targets: dict[str, None], prefixes: list[str], vocabulary: Vocabulary
 ) -> str | None:
-    """The catalog's category phrase for the first target that names one, else None."""
-    for target in targets:
-        for candidate in (*(f"{prefix} {target}" for prefix in prefixes), target):
+    """The catalog's category phrase for the first target that names one, else None; with a
+    gender said, a level naming it for any target first ("sneakers for men": "mens shoes",
+    not the "footwear" of men and women alike)."""
+    for candidates in (
+        [f"{prefix} {target}" for target in targets for prefix in prefixes],
+        list(targets),
+    ):
+        for candidate in candidates:
             if candidate in vocabulary.categories:
                 return candidate
     for target in targets:
@@ -747,6 +759,8 @@ def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
                 terms.append(word)
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
+            continue
+        if word in lx.OCCASION_WORDS and not {word, singular(word)} & vocabulary.words:
             continue
         terms.append(_catalog_form(word, vocabulary))
     return list(dict.fromkeys(terms))[:8]
