@@ -17,7 +17,7 @@ from decimal import Decimal
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.prices import price_limits
-from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
+from knowledge.engines.catalog.vocabulary import Vocabulary, normalize, phrase
 from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
 from knowledge.language.reading import canonical_text
@@ -39,7 +39,9 @@ _FOLLOWUP_START = re.compile(
 # More characters than the longest phrase of _EXCLUDE_BEFORE with its article.
 _EXCLUDE_WINDOW = 40
 _SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
-_NUMERIC_SIZE = r"\b(?:in|come in|comes in|have (?:it|them) in)\s++([0-9]{1,2}(?:\.5)?)\b"
+_NUMERIC_SIZE = (
+    r"\b(?:in|in an?|in size|come in|comes in|have (?:it|them) in)\s++([0-9]{1,2}(?:\.5)?)\b"
+)
 _QUESTION_START = re.compile(
     r"^(is|are|does|do|did|can|could|will|would|have|has|what|which|how|who|where|when|why)\b"
 )
@@ -310,7 +312,11 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
 
 
 _SIZE_PATTERNS = (
-    re.compile(r"\bsize\s++([a-z0-9.]{1,5})\b"),
+    # "one size up", "a size in between": a word after "size" is no size.
+    re.compile(
+        r"\bsize\s++(?!(?:size|in|up|down|for|of|to|is|and|or|the|a|an|bigger|smaller)\b)"
+        r"([a-z0-9.]{1,5})\b"
+    ),
     re.compile(
         r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
         r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b"
@@ -519,8 +525,22 @@ def _category(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
         work = _blank_span(work, named.start, named.end)
         break
     if category:
-        return category, "", work
+        return _with_gender(category, work, vocabulary)
     return _category_from_synonyms(work, vocabulary)
+
+
+def _with_gender(category: str, work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
+    """A category level men and women share ("watches" of "mens watches" and "womens
+    watches") as the level naming the gender said ("relojes para hombre"), its words blanked."""
+    genders = [w for w in re.findall(r"\w+", work) if w in lx.GENDER_WORDS]
+    key = phrase(category)
+    for gender in dict.fromkeys(genders):
+        gendered = ("mens " if lx.GENDER_WORDS[gender] == "male" else "womens ") + key
+        if gendered in vocabulary.categories:
+            for word in dict.fromkeys(genders):
+                work = re.sub(rf"\b{word}\b", " ", work)
+            return vocabulary.categories[gendered], "", work
+    return category, "", work
 
 
 def _genders(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
