@@ -11,7 +11,7 @@ import re
 from functools import partial
 from typing import Any
 
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
@@ -198,7 +198,9 @@ def _online_sentences(product: Product, in_stores: list[StoreInventory]) -> list
 
 
 def _available(quantity: int | None) -> str:
-    return gettext("(%(count)s available)") % {"count": quantity}
+    return ngettext("(%(count)s available)", "(%(count)s available)", quantity or 0) % {
+        "count": quantity
+    }
 
 
 def price_sentences(product: Product) -> list[str]:
