@@ -104,3 +104,19 @@ def test_a_store_location_is_written_in_the_shoppers_language(fashion):
 
     assert "Paris Marais" in content
     assert "piano 0, sezione C" in content and "floor" not in content
+
+
+@pytest.mark.django_db
+def test_a_city_without_a_store_is_said_and_the_stores_with_the_product_listed(demo):
+    body = say(demo, "¿el iPad Mini lo tienen en la tienda de Madrid?")
+
+    assert titles(body) == ["iPad Mini 2021 Starlight"]
+    assert "No tenemos tienda en Madrid" in body["content"]
+    assert "Berlin Mitte" in body["content"]
+
+
+@pytest.mark.django_db
+def test_a_season_the_catalog_never_names_does_not_hide_what_it_has(fashion):
+    body = say(fashion, "I need something warm for the winter")
+
+    assert titles(body) == ["Northway Wool Overcoat"]

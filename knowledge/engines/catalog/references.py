@@ -300,7 +300,8 @@ def _best_named(
         if group not in groups:
             groups.add(group)
             distinct.append((score, product))
-    if not distinct or distinct[0][0] < 0.6:
+    # Half its name is enough when no other product has the words said ("the iPad Mini").
+    if not distinct or distinct[0][0] < (0.5 if len(distinct) == 1 else 0.6):
         return None
     if len(distinct) > 1 and distinct[1][0] == distinct[0][0] and distinct[0][0] < 1:
         return None

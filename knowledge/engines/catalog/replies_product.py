@@ -653,7 +653,12 @@ def _availability_answer(
         _response,
     )
     every_store = bool(re.search(r"\b(which|what|other|any) (of your )?stores?\b", u.normalized))
-    return availability_sentences(product, rows, store, every_store=every_store)
+    sentences = availability_sentences(
+        product, rows, store, every_store=every_store or bool(u.place)
+    )
+    if u.place and store is None:
+        sentences.insert(0, gettext("We have no store in %(place)s.") % {"place": u.place.title()})
+    return sentences
 
 
 def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product]) -> Draft:

@@ -20,6 +20,7 @@ from knowledge.engines.catalog.prices import price_limits
 from knowledge.engines.catalog.vocabulary import Vocabulary, normalize, phrase
 from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
+from knowledge.language.places import city_names
 from knowledge.language.reading import canonical_text
 from knowledge.language.vocabulary import language_data
 
@@ -116,6 +117,7 @@ class Understanding:
     asked_size: str = ""
     asked_color: str = ""
     store_code: str = ""
+    place: str = ""  # a city the message names that no store of the shop is in ("Madrid")
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
     another: bool = False  # another product of a kind wished for ("a similar one")
@@ -349,6 +351,8 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     normalized = normalize(text)
     asks = _asks(normalized)
     found = _found(normalized, asks, vocabulary)
+    if found.place:
+        asks.add("availability")  # "in Madrid?": where it is in stock
     # "a light dress for hot weather" names goods: only its words are out of scope.
     out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized)) and not (
         found.constraints.category or found.constraints.brands
@@ -381,6 +385,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         asked_size=said.sizes[0] if said.sizes else "",
         asked_color=said.colors[0] if said.colors else "",
         store_code=found.store_code,
+        place=found.place,
         name_words=tuple(dict.fromkeys(found.name_words)),
         another=bool(_ANOTHER.search(normalized)),
         others=bool(_OTHERS.search(normalized)),
@@ -395,6 +400,7 @@ class _Found:
     constraints: Constraints
     name_words: list[str]  # brand words and search terms, which could name a product
     store_code: str
+    place: str
     not_in_feed: str
     topic: str
     smalltalk: str
@@ -409,6 +415,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
     in_stock, on_sale, sort, work = _stock_sale_sort(work)
     brands, exclude_brands, name_words, work = _brands(work, vocabulary)
     store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
+    place = "" if store_code or not vocabulary.stores else _place_named(work, vocabulary)
     sizes, work = _sizes(work, vocabulary)
     colors, materials, work = _colors_and_materials(work, vocabulary)
     not_in_feed, work = _not_in_feed(work, vocabulary)
@@ -442,7 +449,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
         on_sale=on_sale,
         sort=sort,
     )
-    return _Found(constraints, name_words + terms, store_code, not_in_feed, topic, smalltalk)
+    return _Found(constraints, name_words + terms, store_code, place, not_in_feed, topic, smalltalk)
 
 
 def _brands(work: str, vocabulary: Vocabulary) -> tuple[list[str], list[str], list[str], str]:
@@ -604,6 +611,14 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     if not found:
         return "", work
     return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _place_named(work: str, vocabulary: Vocabulary) -> str:
+    """A city the message names that is not one of the catalog's words, when no store was."""
+    for word in re.findall(r"\w+", work):
+        if city_names(word) and word not in vocabulary.words:
+            return word
+    return ""
 
 
 def _age_groups(work: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], str]:
@@ -780,8 +795,11 @@ def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue
-        if word in lx.OCCASION_WORDS and not {word, singular(word)} & vocabulary.words:
-            continue
+        if (word in lx.OCCASION_WORDS or city_names(word)) and not {
+            word,
+            singular(word),
+        } & vocabulary.words:
+            continue  # "for the winter", "in Madrid": not what the product is
         terms.append(_catalog_form(word, vocabulary))
     return list(dict.fromkeys(terms))[:8]
 
