@@ -5,8 +5,9 @@ shopping phrases ("under 50", "the second one", "in stock") and the catalog's ow
 French, German, Spanish or Italian message is rewritten word by word before it: its shopping
 phrases become the engine's words (`phrases` of `data/<code>.yaml`), its stop words drop out,
 and, for a catalog in another language than the message's, common words for kinds of goods,
-colours and materials become English (`glossary`). Everything else, the catalog's own words included, is kept as
-the shopper wrote it. One pass, longest phrase first, matched on word stems.
+colours and materials become English (`glossary`). Everything else, the catalog's own words
+included, is kept as the shopper wrote it. One pass, longest phrase first, matched on word
+stems.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|\w+|[$€£%+<>~]")
 # three digits groups thousands (French, German, Spanish and Italian write amounts so).
 _DECIMAL_COMMA = re.compile(r"^(\d+),(\d{1,2})$")
 _THOUSANDS_DOT = re.compile(r"^(\d{1,3})(?:\.(\d{3}))+$")
+# Letter sizes: after "in" or "size" ("une robe en S", "Größe M") one is a size, not the
+# elided pronoun or article a language writes with the same letter ("s'", "l'", "m'").
+_LETTER_SIZES = frozenset({"xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "2xl", "3xl"})
+_BEFORE_SIZE = frozenset({"in", "size"})
 
 
 def canonical_text(
@@ -39,7 +44,30 @@ def canonical_text(
     text = text[:READ_CHARS]
     for pattern, engines in data.accented_patterns:
         text = pattern.sub(f" {engines} ", text)
-    tokens = _TOKEN.findall(fold(text, READ_CHARS)[:READ_CHARS])
+    tokens, elided = _tokens(text)
+    out = _engine_words(
+        data, tokens, elided, glossary=own if catalog_language != language else None
+    )
+    canonical = " ".join(w for w in out if w)
+    # The question mark says a message is a question (understanding reads it from the text).
+    stripped = text.strip()
+    return f"{canonical} ?" if stripped.endswith("?") or stripped.startswith("¿") else canonical
+
+
+def _tokens(text: str) -> tuple[list[str], set[int]]:
+    """The folded words and numbers of `text`, and the places of those an apostrophe joins to
+    the next word ("l'eau", "s'il": such a letter is no size)."""
+    folded = fold(text, READ_CHARS)[:READ_CHARS]
+    found = list(_TOKEN.finditer(folded))
+    elided = {n for n, match in enumerate(found) if folded[match.end() : match.end() + 1] == "'"}
+    return [match.group(0) for match in found], elided
+
+
+def _engine_words(
+    data: LanguageData, tokens: list[str], elided: set[int], *, glossary: frozenset[str] | None
+) -> list[str]:
+    """The tokens in the engine's words, longest phrase first (`glossary`: the catalog's words
+    when its language is not the message's, else None)."""
     # Each distinct word is stemmed once, however often it is repeated.
     stem_of = {t: data.stem(t) if t[0].isalpha() else t for t in set(tokens)}
     stems = [stem_of[t] for t in tokens]
@@ -50,23 +78,25 @@ def canonical_text(
     }
     singulars = [singular_of[t] for t in tokens]
     compounds: dict[str, str] = {}
-    # The catalog's own language is kept as said; another's kinds of goods become English,
-    # which a catalog in a third language searches in its own words (a German shopper in a
-    # French grocery: "Joghurt" -> "yoghurt" -> "yaourt").
-    glossary = own if catalog_language != language else None
     out: list[str] = []
+    kinds: list[str] = []  # per word of `out`: "goods" (the glossary's), "word" (as said), ""
+    linked: set[int] = set()  # the places of `out` that follow goods and a noun link ("de")
     position = 0
     while position < len(tokens):
-        taken, words = _phrase_at(data, tokens, stems, position, glossary=glossary)
+        taken, words, goods = _phrase_at(data, tokens, stems, position, glossary=glossary)
         if not taken and tokens[position] in data.numbers:
             taken, words = _number_at(data, tokens, position)
-        if not taken and tokens[position] in data.stop_words:
+        stop = not taken and tokens[position] in data.stop_words
+        if stop and not _size_letter(tokens, position, elided, out):
+            if tokens[position] in data.noun_links and kinds and kinds[-1] == "goods":
+                linked.add(len(out))
             position += 1
             continue
         if not taken and singulars[position] != stems[position]:
-            taken, words = _phrase_at(data, tokens, singulars, position, glossary=glossary)
+            taken, words, goods = _phrase_at(data, tokens, singulars, position, glossary=glossary)
         if taken:
             out.append(words)
+            kinds.append("goods" if goods else "")
             position += taken
             continue
         token = tokens[position]
@@ -76,10 +106,33 @@ def canonical_text(
                 compounds[token] = _compound(data, token, glossary=glossary is not None) or token
             token = compounds[token]
         out.append(_amount(token) if token[0].isdigit() else token)
-    canonical = " ".join(w for w in out if w)
-    # The question mark says a message is a question (understanding reads it from the text).
-    stripped = text.strip()
-    return f"{canonical} ?" if stripped.endswith("?") or stripped.startswith("¿") else canonical
+        kinds.append("" if token[0].isdigit() else "word")
+    _head_last(out, kinds, linked)
+    return out
+
+
+def _size_letter(tokens: list[str], position: int, elided: set[int], out: list[str]) -> bool:
+    """Whether the stop word at `position` is a letter size said after "in" or "size"."""
+    return (
+        tokens[position] in _LETTER_SIZES
+        and position not in elided
+        and bool(out)
+        and out[-1] in _BEFORE_SIZE
+    )
+
+
+def _head_last(out: list[str], kinds: list[str], linked: set[int]) -> None:
+    """ "consolas de videojuegos", "robe de soirée": a kind of goods, a noun link and what
+    qualifies it, in English's order, the kind last ("game console", "evening dress"), since
+    the engine reads the last word as the thing named. Not before a number ("funda de
+    iPhone 12") nor of a shopping phrase ("moins de 50", "la tienda de Madrid")."""
+    for index in sorted(linked):
+        if index >= len(out) or kinds[index] not in ("goods", "word"):
+            continue
+        if kinds[index - 1] != "goods" or (index + 1 < len(out) and out[index + 1][:1].isdigit()):
+            continue
+        out[index - 1], out[index] = out[index], out[index - 1]
+        kinds[index - 1], kinds[index] = kinds[index], kinds[index - 1]
 
 
 def _phrase_at(
@@ -89,28 +142,30 @@ def _phrase_at(
     position: int,
     *,
     glossary: frozenset[str] | None,
-) -> tuple[int, str]:
-    """(words taken, the engine's words) for the longest phrase starting at `position`: as
-    written, else by stems; the glossary's words only for a catalog in another language than
-    the message's (`glossary`: its words, None for one in the message's language), not for a
-    word of its own it has no English word for."""
+) -> tuple[int, str, bool]:
+    """(words taken, the engine's words, whether the glossary's) for the longest phrase
+    starting at `position`: as written, else by stems; the glossary's words only for a
+    catalog in another language than the message's (`glossary`: its words, None for one in
+    the message's language), not for a word of its own it has no English word for."""
     if stems[position] not in data.starts and tokens[position] not in data.starts:
-        return 0, ""  # no phrase starts with this word: most words of a message
+        return 0, "", False  # no phrase starts with this word: most words of a message
     for length in range(min(MAX_PHRASE_WORDS, len(stems) - position), 0, -1):
         found = data.exact.get(" ".join(tokens[position : position + length]))
         key = " ".join(stems[position : position + length])
         found = found or data.phrases.get(key)
+        goods = False
         if (
             found is None
             and glossary is not None
             and (length > 1 or data.glossary_form(tokens[position], key))
         ):
             found = data.glossary.get(key)
+            goods = found is not None
             if found and length == 1 and _own_word(tokens[position], found, glossary):
                 found = None
         if found is not None:
-            return length, found
-    return 0, ""
+            return length, found, goods
+    return 0, "", False
 
 
 def _own_word(token: str, english: str, own: frozenset[str]) -> bool:

@@ -69,6 +69,8 @@ class LanguageData:
     accented_patterns: tuple[tuple[re.Pattern[str], str], ...] = ()
     # numbers written in words (not "un", "ein": articles too) -> their value
     numbers: dict[str, int] = field(default_factory=dict)
+    # stop words that join a kind of goods to what qualifies it ("consolas de videojuegos")
+    noun_links: frozenset[str] = frozenset()
     # the first word of every phrase and glossary entry, as written and as a stem
     starts: frozenset[str] = frozenset()
     # glossary words of a stem shorter than MIN_STEM_MATCH -> those words: such a stem is
@@ -132,6 +134,7 @@ def language_data(code: str) -> LanguageData:
         compounds=raw.get("compounds") == "true",
         accented={str(k).lower(): str(v) for k, v in (raw.get("accented") or {}).items()},
         numbers={fold(str(k)): int(v) for k, v in (raw.get("numbers") or {}).items()},
+        noun_links=frozenset(fold(w) for w in raw.get("noun_links", [])),
     )
     data.accented_patterns = tuple(
         (re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE), engines)

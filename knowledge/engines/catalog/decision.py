@@ -128,10 +128,21 @@ def _about_products(
         if state.shown:
             return Decision(ReplyKind.WHICH_ONE)
     elif intent == dl.PAGE and page is not None:
+        if _colour_it_lacks(reading, page):
+            return Decision(ReplyKind.SIMILAR, (page,))  # "in blue?": its kind in blue
         return Decision(ReplyKind.PRODUCT, (page,))
     elif intent == dl.NAMED and products:
         return Decision(ReplyKind.PRODUCT, products)
     return None
+
+
+def _colour_it_lacks(reading: Understanding, page: Product) -> bool:
+    """ "Do you have it in blue?" of a product that has no variants and no colour of its own
+    but the one its name may say: no variant answers it, products of its kind in blue may."""
+    asked = reading.asked_color.lower()
+    if not asked or page.item_group_id or page.color:
+        return False
+    return asked not in page.title.lower()
 
 
 def _searchable(reading: Understanding) -> bool:

@@ -88,6 +88,15 @@ class ConversationState:
     seen_for_search: list[dict[str, Any]] = field(default_factory=list)  # their snapshots
     focus: dict[str, Any] | None = None  # the one product last talked about
     shown_on: str = ""  # the page the shopper was on when `shown` were shown
+    asked: frozenset[str] = frozenset()  # what the last question about products asked
+
+
+def with_earlier_question(u: Understanding, state: ConversationState) -> Understanding:
+    """ "And the other one?" after "how much is the first?": the earlier question, asked of
+    the other product."""
+    if u.other_one and not u.asks and state.asked:
+        return replace(u, asks=set(state.asked))
+    return u
 
 
 def is_product_question(u: Understanding) -> bool:
@@ -119,6 +128,8 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool, url: s
         return GOES_WITH  # "what goes with it?"; "which shoes go with it?" searches shoes
     if u.ordinals and state.shown and not subject and not c.brands:
         return PRODUCT
+    if u.other_one and state.focus is not None and not subject and not c.brands:
+        return PRODUCT  # "and the other one?": the product talked about before this one
     if "more" in u.asks and state.search is not None and not subject and not c.has_filters():
         return MORE
     question = is_product_question(u)
@@ -340,5 +351,8 @@ def state_advance(
         state.focus = products[0] if len(products) == 1 else None
     if kind in (SMALLTALK, OUT_OF_SCOPE):
         return
+    state.asked = (
+        frozenset(u.asks & PRODUCT_QUESTIONS) if kind in (PRODUCT, PAGE, NAMED) else frozenset()
+    )
     if kind in (PRODUCT, PAGE, NAMED) and len(products) == 1:
         state.focus = products[0]

@@ -116,6 +116,7 @@ def converse(
     page = page_product(request, context, tools)
     if page is not None:
         reading = about_page(reading, page)
+    reading = dl.with_earlier_question(reading, state)
     return Turn(
         request=request,
         context=context,

@@ -206,6 +206,32 @@ KIND_SYNONYMS = {
     "earbud": ("earbuds", "earphone", "earphones", "headphone", "headphones"),
 }
 
+# When a product is for, never the product itself ("something warm for the winter"): searched
+# only in a catalog whose products say them ("Girl Summer Dress"), left out elsewhere.
+OCCASION_WORDS = frozenset(
+    {
+        "winter",
+        "summer",
+        "spring",
+        "autumn",
+        "season",
+        "seasons",
+        "weather",
+        "weekend",
+        "holiday",
+        "holidays",
+        "vacation",
+        "morning",
+        "mornings",
+        "evening",
+        "evenings",
+        "night",
+        "nights",
+        "occasion",
+        "occasions",
+    }
+)
+
 # Words that say nothing about which product is wanted.
 FILLER_WORDS = frozenset(
     [

@@ -202,11 +202,25 @@ def shown_pointed_at(turn: Turn) -> Pointed:
         picked = [shown[min(n, len(shown)) - 1 if n > 0 else -1] for n in u.ordinals]
         unique = list({id(s): s for s in picked}.values())
         return Pointed(tuple(from_snapshots(turn, unique)), note)
+    if u.other_one and turn.state.focus is not None:
+        other = _other_one(turn.state)
+        return Pointed(tuple(from_snapshots(turn, [other]))) if other else Pointed()
     if turn.state.focus is not None and not u.plural_reference:
         return Pointed(tuple(from_snapshots(turn, [turn.state.focus])))
     if u.pronoun and not u.plural_reference and len(shown) > 1:
         return Pointed()  # "it" with several in view: the reply asks which one
     return Pointed(tuple(from_snapshots(turn, shown)))
+
+
+def _other_one(state: dl.ConversationState) -> dict[str, Any] | None:
+    """ "The other one": of the two products last shown (or found by the search being
+    refined), the one not in focus; None when that is not one product."""
+    focus_url = (state.focus or {}).get("url")
+    for candidates in (state.shown, state.seen_for_search):
+        others = [p for p in candidates if p.get("url") != focus_url]
+        if len(candidates) == 2 and len(others) == 1:
+            return others[0]
+    return None
 
 
 def referenced(turn: Turn, page: Product | None) -> Product | None:
@@ -286,7 +300,8 @@ def _best_named(
         if group not in groups:
             groups.add(group)
             distinct.append((score, product))
-    if not distinct or distinct[0][0] < 0.6:
+    # Half its name is enough when no other product has the words said ("the iPad Mini").
+    if not distinct or distinct[0][0] < (0.5 if len(distinct) == 1 else 0.6):
         return None
     if len(distinct) > 1 and distinct[1][0] == distinct[0][0] and distinct[0][0] < 1:
         return None

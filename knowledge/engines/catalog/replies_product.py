@@ -11,7 +11,7 @@ import re
 from functools import partial
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog import phrasing as ph
@@ -79,11 +79,23 @@ def _where(store: Store) -> str:
     return store.name or store.code
 
 
+# The words feeds name a place in a store with (their local inventory's extra columns), in
+# the shopper's language; another column's name is written as the feed has it.
+_LOCATION_WORDS = {
+    "aisle": gettext_lazy("aisle"),
+    "shelf": gettext_lazy("shelf"),
+    "floor": gettext_lazy("floor"),
+    "section": gettext_lazy("section"),
+    "department": gettext_lazy("department"),
+    "zone": gettext_lazy("zone"),
+}
+
+
 def _location_text(location: Any) -> str:
     if not isinstance(location, list):
         return ""
     parts = [
-        f"{item.get('key')} {item.get('value')}"
+        f"{_LOCATION_WORDS.get(str(item.get('key')).lower(), item.get('key'))} {item.get('value')}"
         for item in location
         if isinstance(item, dict) and item.get("key") and item.get("value")
     ]
@@ -186,7 +198,9 @@ def _online_sentences(product: Product, in_stores: list[StoreInventory]) -> list
 
 
 def _available(quantity: int | None) -> str:
-    return gettext("(%(count)s available)") % {"count": quantity}
+    return ngettext("(%(count)s available)", "(%(count)s available)", quantity or 0) % {
+        "count": quantity
+    }
 
 
 def price_sentences(product: Product) -> list[str]:
@@ -442,7 +456,9 @@ def material_sentences(product: Product) -> list[str]:
             gettext("The %(name)s's description says: “%(quote)s”")
             % {"name": product.title, "quote": quote}
         ]
-    return [f"The catalog doesn't say what the {product.title} is made of."]
+    return [
+        gettext("The catalog doesn't say what the %(name)s is made of.") % {"name": product.title}
+    ]
 
 
 def details_sentences(
@@ -637,7 +653,12 @@ def _availability_answer(
         _response,
     )
     every_store = bool(re.search(r"\b(which|what|other|any) (of your )?stores?\b", u.normalized))
-    return availability_sentences(product, rows, store, every_store=every_store)
+    sentences = availability_sentences(
+        product, rows, store, every_store=every_store or bool(u.place)
+    )
+    if u.place and store is None:
+        sentences.insert(0, gettext("We have no store in %(place)s.") % {"place": u.place.title()})
+    return sentences
 
 
 def compare_reply(context: ToolContext, tools: ToolCalls, products: list[Product]) -> Draft:

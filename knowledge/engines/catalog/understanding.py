@@ -17,9 +17,10 @@ from decimal import Decimal
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.prices import price_limits
-from knowledge.engines.catalog.vocabulary import Vocabulary, normalize
+from knowledge.engines.catalog.vocabulary import Vocabulary, normalize, phrase
 from knowledge.language.detect import DETECTED_CHARS, Detected, message_language
 from knowledge.language.folding import fold
+from knowledge.language.places import city_names
 from knowledge.language.reading import canonical_text
 from knowledge.language.vocabulary import language_data
 
@@ -43,7 +44,9 @@ _FOLLOWUP_START = re.compile(
 # More characters than the longest phrase of _EXCLUDE_BEFORE with its article.
 _EXCLUDE_WINDOW = 40
 _SUBJECT_SWITCH = re.compile(r"^(what about|how about|and|do you (also )?have|any)\b")
-_NUMERIC_SIZE = r"\b(?:in|come in|comes in|have (?:it|them) in)\s++([0-9]{1,2}(?:\.5)?)\b"
+_NUMERIC_SIZE = (
+    r"\b(?:in|in an?|in size|come in|comes in|have (?:it|them) in)\s++([0-9]{1,2}(?:\.5)?)\b"
+)
 _QUESTION_START = re.compile(
     r"^(is|are|does|do|did|can|could|will|would|have|has|what|which|how|who|where|when|why)\b"
 )
@@ -56,6 +59,8 @@ _REF_WORDS = re.compile(r"\b(them|those|these|ones|same)\b")
 _ANOTHER = re.compile(r"\b(similar|another|other|alternatives?|comparable|equivalent)\b")
 # "what other Apple products do you have?": others than the one in view.
 _OTHERS = re.compile(r"\b(other|else|more)\b")
+# "the other one": of two products talked about, the one not in focus.
+_OTHER_ONE = re.compile(r"\bthe other(?: one| product)?\b(?!\s*ones\b)")
 _WORD = re.compile(r"\w+")
 _PUNCTUATION = "!?.,;:\"'()¿¡"
 
@@ -116,6 +121,7 @@ class Understanding:
     asked_size: str = ""
     asked_color: str = ""
     store_code: str = ""
+    place: str = ""  # a city the message names that no store of the shop is in ("Madrid")
     # The words that could name a product ("the Dior J'adore"), brand words included.
     name_words: tuple[str, ...] = ()
     another: bool = False  # another product of a kind wished for ("a similar one")
@@ -125,6 +131,7 @@ class Understanding:
     names_kind: bool = False
     # "the screen", "its strap": a part of the product in view named, no kind of the catalog.
     names_part: bool = False
+    other_one: bool = False  # "the other one": the product shown that is not in focus
     # The message's language (knowledge/language); not sure: too short to tell, the catalog's.
     language: str = "en"
     language_sure: bool = False
@@ -323,7 +330,11 @@ def _stock_sale_sort(work: str) -> tuple[bool | None, bool | None, str, str]:
 
 
 _SIZE_PATTERNS = (
-    re.compile(r"\bsize\s++([a-z0-9.]{1,5})\b"),
+    # "one size up", "a size in between": a word after "size" is no size.
+    re.compile(
+        r"\bsize\s++(?!(?:size|in|up|down|for|of|to|is|and|or|the|a|an|bigger|smaller)\b)"
+        r"([a-z0-9.]{1,5})\b"
+    ),
     re.compile(
         r"\b(?:in|come in|comes in|available in|have it in|got it in|in a|in an)\s+"
         r"(?:size\s+)?(xxs|xs|s|m|l|xl|xxl|xxxl|2xl|3xl)\b"
@@ -362,7 +373,12 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
     normalized = normalize(text)
     asks = _asks(normalized)
     found = _found(normalized, asks, vocabulary)
-    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized))
+    if found.place:
+        asks.add("availability")  # "in Madrid?": where it is in stock
+    # "a light dress for hot weather" names goods: only its words are out of scope.
+    out_of_scope = bool(lx.OUT_OF_SCOPE.search(normalized)) and not (
+        found.constraints.category or found.constraints.brands
+    )
     constraints = (
         Constraints() if out_of_scope else _for_recipient(found.constraints, normalized, vocabulary)
     )
@@ -393,6 +409,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
         asked_size=said.sizes[0] if said.sizes else "",
         asked_color=said.colors[0] if said.colors else "",
         store_code=found.store_code,
+        place=found.place,
         name_words=tuple(dict.fromkeys(found.name_words)),
         another=bool(_ANOTHER.search(normalized)),
         others=bool(_OTHERS.search(normalized)),
@@ -401,6 +418,7 @@ def _understand(text: str, vocabulary: Vocabulary) -> Understanding:
             for term in constraints.terms
         ),
         names_part=_names_part(normalized, constraints.terms, vocabulary),
+        other_one=bool(_OTHER_ONE.search(normalized)),
     )
 
 
@@ -423,6 +441,7 @@ class _Found:
     constraints: Constraints
     name_words: list[str]  # brand words and search terms, which could name a product
     store_code: str
+    place: str
     not_in_feed: str
     topic: str
     smalltalk: str
@@ -437,6 +456,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
     in_stock, on_sale, sort, work = _stock_sale_sort(work)
     brands, exclude_brands, name_words, work = _brands(work, vocabulary)
     store_code, work = _store_named(work, vocabulary, asked_stock="availability" in asks)
+    place = "" if store_code or not vocabulary.stores else _place_named(work, vocabulary)
     sizes, work = _sizes(work, vocabulary)
     colors, materials, work = _colors_and_materials(work, vocabulary)
     not_in_feed, work = _not_in_feed(work, vocabulary)
@@ -470,7 +490,7 @@ def _found(normalized: str, asks: set[str], vocabulary: Vocabulary) -> _Found:
         on_sale=on_sale,
         sort=sort,
     )
-    return _Found(constraints, name_words + terms, store_code, not_in_feed, topic, smalltalk)
+    return _Found(constraints, name_words + terms, store_code, place, not_in_feed, topic, smalltalk)
 
 
 def _brands(work: str, vocabulary: Vocabulary) -> tuple[list[str], list[str], list[str], str]:
@@ -554,8 +574,22 @@ def _category(work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
         work = _blank_span(work, named.start, named.end)
         break
     if category:
-        return category, "", work
+        return _with_gender(category, work, vocabulary)
     return _category_from_synonyms(work, vocabulary)
+
+
+def _with_gender(category: str, work: str, vocabulary: Vocabulary) -> tuple[str, str, str]:
+    """A category level men and women share ("watches" of "mens watches" and "womens
+    watches") as the level naming the gender said ("relojes para hombre"), its words blanked."""
+    genders = [w for w in re.findall(r"\w+", work) if w in lx.GENDER_WORDS]
+    key = phrase(category)
+    for gender in dict.fromkeys(genders):
+        gendered = ("mens " if lx.GENDER_WORDS[gender] == "male" else "womens ") + key
+        if gendered in vocabulary.categories:
+            for word in dict.fromkeys(genders):
+                work = re.sub(rf"\b{word}\b", " ", work)
+            return vocabulary.categories[gendered], "", work
+    return category, "", work
 
 
 def _genders(work: str, vocabulary: Vocabulary) -> tuple[list[str], str]:
@@ -619,6 +653,14 @@ def _store_named(work: str, vocabulary: Vocabulary, *, asked_stock: bool) -> tup
     if not found:
         return "", work
     return found[0].value, _blank_spans(work, [(named.start, named.end) for named in found])
+
+
+def _place_named(work: str, vocabulary: Vocabulary) -> str:
+    """A city the message names that is not one of the catalog's words, when no store was."""
+    for word in re.findall(r"\w+", work):
+        if city_names(word) and word not in vocabulary.words:
+            return word
+    return ""
 
 
 def _age_groups(work: str, vocabulary: Vocabulary) -> tuple[tuple[str, ...], str]:
@@ -695,9 +737,14 @@ def _category_from_synonyms(work: str, vocabulary: Vocabulary) -> tuple[str, str
 def _category_key(
     targets: dict[str, None], prefixes: list[str], vocabulary: Vocabulary
 ) -> str | None:
-    """The catalog's category phrase for the first target that names one, else None."""
-    for target in targets:
-        for candidate in (*(f"{prefix} {target}" for prefix in prefixes), target):
+    """The catalog's category phrase for the first target that names one, else None; with a
+    gender said, a level naming it for any target first ("sneakers for men": "mens shoes",
+    not the "footwear" of men and women alike)."""
+    for candidates in (
+        [f"{prefix} {target}" for target in targets for prefix in prefixes],
+        list(targets),
+    ):
+        for candidate in candidates:
             if candidate in vocabulary.categories:
                 return candidate
     for target in targets:
@@ -798,6 +845,11 @@ def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
             continue
         if word in lx.ORDINALS or word in lx.NUMBER_WORDS:
             continue
+        if (word in lx.OCCASION_WORDS or city_names(word)) and not {
+            word,
+            singular(word),
+        } & vocabulary.words:
+            continue  # "for the winter", "in Madrid": not what the product is
         terms.append(_catalog_form(word, vocabulary))
     return list(dict.fromkeys(terms))[:8]
 

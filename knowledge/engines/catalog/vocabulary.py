@@ -24,6 +24,7 @@ from accounts.models import Organization
 from infrastructure.prepared import PreparedQuery
 from knowledge.engines.catalog.phrases import PhraseIndex
 from knowledge.language import LANGUAGES, NOUN_FIRST
+from knowledge.language.places import cities_in, city_names
 from knowledge.language.vocabulary import language_data
 from knowledge.models import CatalogVersion, Product, SearchTerm, Store
 from knowledge.search.text import fold
@@ -243,6 +244,7 @@ def _vocabulary_load(organization: Organization) -> Vocabulary:
 def _store_phrases(stores: Iterable[Store]) -> dict[str, str]:
     """Each store's code, name and the words of its name only it has ("berlin" for "Demo
     Shop Berlin Mitte" when the other store is "Demo Shop Munich Center"): what shoppers say."""
+    stores = list(stores)
     phrases: dict[str, str] = {}
     word_stores: dict[str, set[str]] = {}
     for store in stores:
@@ -255,6 +257,15 @@ def _store_phrases(stores: Iterable[Store]) -> dict[str, str]:
     for word, codes in word_stores.items():
         if len(codes) == 1:
             phrases.setdefault(word, next(iter(codes)))
+    # The city a store's name gives, in the shopper's language too ("München", "Hambourg"),
+    # when only that store is in it.
+    city_stores: dict[str, set[str]] = {}
+    for store in stores:
+        for city in cities_in(phrase(store.name)):
+            city_stores.setdefault(city, set()).add(store.code)
+    for city, codes in city_stores.items():
+        for name in city_names(city) if len(codes) == 1 else ():
+            phrases.setdefault(name, next(iter(codes)))
     return phrases
 
 
