@@ -848,6 +848,7 @@ def _terms(work: str, vocabulary: Vocabulary) -> list[str]:
         if (word in lx.OCCASION_WORDS or city_names(word)) and not {
             word,
             singular(word),
+            *lx.USE_SYNONYMS.get(word, ()),  # "winter": what descriptions say ("warm")
         } & vocabulary.words:
             continue  # "for the winter", "in Madrid": not what the product is
         terms.append(_catalog_form(word, vocabulary))
