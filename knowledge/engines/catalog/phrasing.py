@@ -25,6 +25,7 @@ from knowledge.engines.catalog.understanding import (
     Constraints,
     singular,
 )
+from knowledge.language import NOUN_FIRST
 from knowledge.language.folding import fold
 from knowledge.language.formatting import reply_language
 from knowledge.language.reading import canonical_text
@@ -89,7 +90,10 @@ def subject_phrase(c: Constraints, count: int | None = None) -> str:
     else:
         subject = gettext("products")
     if c.terms and c.category and not set(c.terms) & set(subject.split()):
-        subject = f"{' '.join(c.terms)} {subject}"
+        said = " ".join(c.terms)
+        # "wireless headphones", but "auriculares inalámbricos": the noun first in a reply in
+        # French, Spanish or Italian.
+        subject = f"{subject} {said}" if reply_language() in NOUN_FIRST else f"{said} {subject}"
     if count == 1:
         head, _, last = subject.rpartition(" ")
         subject = f"{head} {singular(last)}".strip()

@@ -204,7 +204,13 @@ def shown_pointed_at(turn: Turn) -> Pointed:
         return Pointed(tuple(from_snapshots(turn, unique)), note)
     if u.other_one and turn.state.focus is not None:
         other = _other_one(turn.state)
-        return Pointed(tuple(from_snapshots(turn, [other]))) if other else Pointed()
+        if other is not None:
+            return Pointed(tuple(from_snapshots(turn, [other])))
+        if len(shown) <= 1:
+            # "And the other one?" when one product was shown: there is no other; say so.
+            note = gettext("I only showed one product just now, so this is about that one.")
+            return Pointed(tuple(from_snapshots(turn, [turn.state.focus])), note + " ")
+        return Pointed()
     if turn.state.focus is not None and not u.plural_reference:
         return Pointed(tuple(from_snapshots(turn, [turn.state.focus])))
     if u.pronoun and not u.plural_reference and len(shown) > 1:

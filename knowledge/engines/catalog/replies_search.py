@@ -39,6 +39,7 @@ from knowledge.engines.catalog.understanding import (
     Constraints,
     singular,
 )
+from knowledge.engines.catalog.vocabulary import phrase
 from knowledge.models import Product
 from knowledge.search.text import words
 
@@ -119,6 +120,9 @@ def _currency(products: list[Product], fallback: str = "") -> str:
 def _as_written(constraints: Constraints, said: str) -> Constraints:
     """The constraints with the shopper's words for the search words and the category."""
     label = ph.as_written((constraints.label,), said) if constraints.label else ""
+    level = phrase(constraints.category.split(">")[-1])
+    if not label and level and (written := ph.as_written((level,), said)) != level:
+        label = written  # the catalog's "headphones" asked for as "auriculares"
     return replace(
         constraints, terms=tuple(ph.as_written(constraints.terms, said).split()), label=label
     )
