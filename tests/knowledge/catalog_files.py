@@ -62,6 +62,19 @@ def item(number: int, **overrides: str) -> dict[str, str]:
     return values
 
 
+def grocery_item(number: int, title: str, description: str, **overrides: str) -> dict[str, str]:
+    """A feed item of a grocery: no brand, variants, colour, size, material nor people."""
+    blank = ("google_product_category", "brand", "color", "size", "material", "item_group_id")
+    values = {
+        "title": title,
+        "description": description,
+        "link": f"https://shop.example/p/{number}",
+        "product_type": "Épicerie",
+        **{name: "" for name in (*blank, "gender", "age_group")},
+    }
+    return item(number, **{**values, **overrides})
+
+
 def tsv(items: list[dict[str, str]], header: list[str] | None = None) -> str:
     columns = header or HEADER
     lines = ["\t".join(columns)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import OrganizationFactory
-from tests.knowledge.catalog_files import item, run_import, tsv, write
+from tests.knowledge.catalog_files import grocery_item, run_import, tsv, write
 from tests.knowledge.replies import ask, shop_client, titles
 
 pytestmark = pytest.mark.django_db
@@ -27,21 +27,13 @@ ROWS = [
 def client(tmp_path):
     shop = OrganizationFactory(language="fr")
     items = [
-        item(
+        grocery_item(
             number,
-            title=title,
-            description=f"{title}. " + FACTS.format(kcal=kcal, protein=protein),
-            link=f"https://shop.example/p/{number}",
+            title,
+            f"{title}. " + FACTS.format(kcal=kcal, protein=protein),
             price=f"{price} EUR",
             product_type="Crèmerie",
-            google_product_category="",
-            brand="",
-            color="",
             size="500 g",
-            material="",
-            item_group_id="",
-            gender="",
-            age_group="",
         )
         for number, (title, kcal, protein, price) in enumerate(ROWS, start=1)
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import OrganizationFactory
-from tests.knowledge.catalog_files import item, run_import, tsv, write
+from tests.knowledge.catalog_files import grocery_item, run_import, tsv, write
 from tests.knowledge.replies import ask, shop_client
 
 pytestmark = pytest.mark.django_db
@@ -28,20 +28,12 @@ ROWS = [
 def client(tmp_path):
     shop = OrganizationFactory(language="fr")
     items = [
-        item(
+        grocery_item(
             number,
-            title=title,
-            description=description,
-            link=f"https://shop.example/p/{number}",
-            product_type="Épicerie",
-            google_product_category="",
+            title,
+            description,
             brand="Vitasoja" if title == "Protéines de soja" else "",
-            color="",
             size="500 g" if title == "Yaourt grec" else "",
-            material="",
-            item_group_id="",
-            gender="",
-            age_group="",
         )
         for number, (title, description) in enumerate(ROWS, start=1)
     ]
