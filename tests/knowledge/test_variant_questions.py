@@ -63,3 +63,23 @@ def test_a_question_about_a_feature_of_the_product_in_view_is_about_it(after_jac
 
 def test_a_question_naming_a_kind_of_the_catalog_still_searches(after_jacket):
     assert after_jacket("is there a dress like it?").startswith(("I found", "Here are"))
+
+
+def test_nothing_cheaper_of_the_kind_is_said_so_not_filled_with_other_kinds(fashion):
+    # Before: "without the price, material and category limits" a T-shirt, a belt, a tote.
+    chat = fashion.chat()
+    fashion.say(chat, "coats")
+
+    reply = fashion.say(chat, "cheaper?").json()
+
+    assert reply["content"] == "The Northway Wool Overcoat is the most affordable of our coats."
+    assert [p["designation"] for p in reply["products"]] == ["Northway Wool Overcoat"]
+
+
+def test_cheaper_keeps_to_the_kind_searched(fashion):
+    chat = fashion.chat()
+    fashion.say(chat, "running shoes")
+
+    reply = fashion.say(chat, "cheaper ones?").json()
+
+    assert reply["content"].startswith("The Stride Trail Runner Grey is the most affordable of")

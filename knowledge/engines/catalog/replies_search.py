@@ -247,8 +247,12 @@ def search_reply(
     continues: bool,
     exclude: tuple[str, ...] = (),
     relax: bool = True,
+    keep: tuple[str, ...] = (),
 ) -> Draft:
-    found, shown = run_search(context, tools, constraints, exclude_item_ids=exclude, relax=relax)
+    """The search's products and why each fits; `keep`: wishes never relaxed (finding.find)."""
+    found, shown = run_search(
+        context, tools, constraints, exclude_item_ids=exclude, relax=relax, keep=keep
+    )
     if not shown:
         return nothing_found(context, constraints, found)
     return results_draft(context, found, shown, more=False)
@@ -329,7 +333,7 @@ def similar_reply(
     if not cheaper and not pricier:
         shown.sort(key=lambda p: abs(p.current_price - base.current_price))
     if not shown:
-        return _no_alternatives(context, base, cheaper=cheaper, pricier=pricier)
+        return no_alternatives(context, base, cheaper=cheaper, pricier=pricier)
     query = f"similar to {base.title}" + (
         ", cheaper" if cheaper else ", pricier" if pricier else ""
     )
@@ -378,7 +382,7 @@ def _similar_constraints(
     )
 
 
-def _no_alternatives(context: ToolContext, base: Product, *, cheaper: bool, pricier: bool) -> Draft:
+def no_alternatives(context: ToolContext, base: Product, *, cheaper: bool, pricier: bool) -> Draft:
     text = (
         gettext("The %(name)s is the most affordable %(kind)s we have.")
         if cheaper
@@ -390,6 +394,37 @@ def _no_alternatives(context: ToolContext, base: Product, *, cheaper: bool, pric
         "kind": product_kind(base, context.organization.language) or gettext("product"),
     }
     return Draft(text=text, suggestions=sg.browse_suggestions(context.vocabulary))
+
+
+def nothing_beyond(
+    context: ToolContext, base: Product, searched: Constraints, *, cheaper: bool
+) -> Draft:
+    """ "Cheaper?" of the search's products when none is: the cheapest shown is the most
+    affordable of what was searched (its category and words, not the whole catalog)."""
+    values = {
+        "name": ph.name_of(base),
+        "what": ph.describe(
+            replace(
+                _as_written(searched, context.said),
+                min_price=None,
+                max_price=None,
+                around=None,
+                sort="",
+            ),
+            context.vocabulary.currency,
+        ),
+    }
+    text = (
+        gettext("The %(name)s is the most affordable of our %(what)s.")
+        if cheaper
+        else gettext("The %(name)s is the most premium of our %(what)s.")
+    ) % values
+    suggestions = [gettext("Tell me more about it"), gettext("Show me something similar")]
+    return Draft(
+        text=text,
+        items=[Item(product=base)],
+        suggestions=sg.finish(suggestions, sg.browse_suggestions(context.vocabulary)),
+    )
 
 
 def _similar_lead(*, relaxed: bool, cheaper: bool, pricier: bool) -> str:
@@ -546,6 +581,7 @@ __all__ = [
     "SORT_PRICIEST",
     "more_reply",
     "nearest_of_kind",
+    "nothing_beyond",
     "nothing_found",
     "search_reply",
     "similar_reply",

@@ -31,6 +31,7 @@ from knowledge.engines.catalog.replies_product import (
 from knowledge.engines.catalog.replies_search import (
     gift_reply,
     more_reply,
+    nothing_beyond,
     search_reply,
     similar_reply,
 )
@@ -283,17 +284,22 @@ def search(turn: Turn, decision: Decision) -> Draft:
     u, state = turn.reading, turn.state
     constraints, continues = dl.next_search(u, state)
     # "something more expensive": other products, not another variant of those shown.
-    shown = state.shown if continues and u.asks & {"cheaper", "pricier"} else []
+    priced = u.asks & {"cheaper", "pricier"} if continues else set()
+    shown = from_snapshots(turn, state.shown) if priced else []
     draft = search_reply(
         turn.context,
         turn.tools,
         constraints,
         state=state,
         continues=continues,
-        exclude=item_ids_with_variants(turn.organization, from_snapshots(turn, shown))
-        if shown
-        else (),
+        exclude=item_ids_with_variants(turn.organization, shown) if shown else (),
+        # "Cheaper?" of coats: cheaper coats, or none; never dearer ones, nor dresses.
+        keep=("price", "category") if priced else (),
     )
+    if priced and shown and not draft.items:
+        cheaper = "cheaper" in priced
+        base = (min if cheaper else max)(shown, key=lambda p: p.current_price)
+        return nothing_beyond(turn.context, base, constraints, cheaper=cheaper)
     return _with_topic(turn, _with_store_stock(turn, draft))
 
 
