@@ -204,9 +204,9 @@ def test_the_widget_survives_a_server_restart_mid_reply(demo):
             assert done["assistant"][-1] == answer
             assert Message.objects.filter(type="user", **organization).count() == 1
             # and the event stream is back (the browser reconnected with Last-Event-ID): the
-            # next reply streams live again.
+            # next reply streams live again (one long enough to come in several pieces).
             wait_for(page, lambda s: s["streamOpen"], timeout=30)
-            type_message(page, "Is it in stock?")
+            type_message(page, "Tell me more about it")
             seen = wait_for(page, lambda s: not s["busy"] and len(s["user"]) == 2, timeout=60)
             second = answers(organization)[-1]
             assert seen[-1]["assistant"][-1] == second
