@@ -74,7 +74,9 @@ def test_the_closest_matches_are_of_the_kind_named_before_those_sharing_another_
 
     lines = [line for line in reply["content"].splitlines() if line.startswith("- ")]
     assert lines[0].endswith("correspond à « yaourt ».")
-    assert "Mozzarella légère" not in titles(reply)
+    # SQLite's prefix search finds "légère" for "léger" too: the mozzarella then comes last.
+    assert set(titles(reply)[:3]) == {"Yaourt grec", "Yaourt nature", "Yaourt à la vanille"}
+    assert titles(reply)[3:] in ([], ["Mozzarella légère"])
 
 
 def test_a_cheaper_alternative_in_a_french_catalog_is_of_the_same_kind(client):
