@@ -12,23 +12,15 @@ the same noun: a tablet's cheaper alternative is a tablet, a camera's is not a c
 from __future__ import annotations
 
 import functools
-import re
 from collections import Counter
 
 from knowledge.engines.catalog import lexicon as lx
 from knowledge.engines.catalog.understanding import singular
-from knowledge.language import LANGUAGES, NOUN_FIRST
+from knowledge.engines.catalog.vocabulary import title_head
+from knowledge.language import LANGUAGES
 from knowledge.language.vocabulary import language_data
 from knowledge.models import Product
 from knowledge.search.text import words
-
-# Measures written after a product's name ("128 GB", "750 ml"): never its kind.
-_UNITS = frozenset(
-    {"gb", "tb", "mb", "ml", "cl", "kg", "mm", "cm", "inch", "inches", "pack", "pcs", "set"}
-)
-_SPEC = re.compile(r"\d")
-# A note in brackets after the name ("Raclette (fromage fondu)", "Tablet (2024)") is not its name.
-_BRACKETED = re.compile(r"[(\[].*?([)\]]|$)")
 
 
 def product_kind(product: Product, language: str = "en") -> str:
@@ -36,12 +28,7 @@ def product_kind(product: Product, language: str = "en") -> str:
     for "Tablet 32GB", "camera" for "Compact Digital Camera", "yaourt" for "Yaourt nature");
     its own colour, size, material and brand words are skipped."""
     own = set(words(f"{product.color} {product.size} {product.material} {product.brand}"))
-    named = words(_BRACKETED.sub(" ", product.title)) or words(product.title)
-    for word in named if language in NOUN_FIRST else reversed(named):
-        if len(word) < 3 or _SPEC.search(word) or word in _UNITS or word in own:
-            continue
-        return singular(word)
-    return ""
+    return singular(title_head(product.title, language, skip=own))
 
 
 def same_kind(products: list[Product], kind: str, language: str = "en") -> list[Product]:

@@ -12,7 +12,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from itertools import pairwise
@@ -27,7 +27,7 @@ from knowledge.language import LANGUAGES, NOUN_FIRST
 from knowledge.language.places import cities_in, city_names
 from knowledge.language.vocabulary import language_data
 from knowledge.models import CatalogVersion, Product, SearchTerm, Store
-from knowledge.search.text import fold
+from knowledge.search.text import fold, words
 
 # Kept until the organization's CatalogVersion changes (an import, a product added, removed or
 # renamed through the catalog API or the console), and at most this long (a safety net; prices
@@ -38,6 +38,10 @@ PHRASE_KINDS = ("brands", "categories", "colors", "materials", "stores")
 _lock = threading.Lock()
 # A note in brackets after a product's name ("Raclette (fromage fondu)") is not its name.
 _BRACKETED = re.compile(r"[(\[].*?([)\]]|$)")
+# Measures written after a product's name ("128 GB", "750 ml"): never its kind.
+_UNITS = frozenset(
+    {"gb", "tb", "mb", "ml", "cl", "kg", "mm", "cm", "inch", "inches", "pack", "pcs", "set"}
+)
 
 
 @dataclass
@@ -338,18 +342,23 @@ def _title_heads(titles: list[str], vocabulary: Vocabulary) -> frozenset[str]:
     in French, Spanish and Italian, skipping measures, notes in brackets and the catalog's
     colours, sizes and materials ("Pixelon P7 Smartphone 128 GB Black": "smartphone")."""
     skip = {*vocabulary.colors, *vocabulary.sizes, *vocabulary.materials}
-    language = vocabulary.language
     heads: set[str] = set()
     for title in titles:
-        named = [
-            word
-            for word in phrase(_BRACKETED.sub(" ", title)).split()
-            if len(word) > 2 and not any(char.isdigit() for char in word) and word not in skip
-        ]
-        if named:
-            head = named[0] if language in NOUN_FIRST else named[-1]
-            heads.update(_number_forms(head, language))
+        if head := title_head(title, vocabulary.language, skip=skip):
+            heads.update(_number_forms(head, vocabulary.language))
     return frozenset(heads)
+
+
+def title_head(title: str, language: str, *, skip: Collection[str] = ()) -> str:
+    """The head noun of a product title, folded: its last word in English and German, first
+    in French, Spanish and Italian, leaving out notes in brackets, measures, words with
+    digits and the `skip` words (the product's colour, size...); "" when none is left."""
+    named = words(_BRACKETED.sub(" ", title)) or words(title)
+    for word in named if language in NOUN_FIRST else reversed(named):
+        digits = any(char.isdigit() for char in word)
+        if len(word) > 2 and not digits and word not in _UNITS and word not in skip:
+            return word
+    return ""
 
 
 def _number_forms(words: str, language: str = "en") -> list[str]:
