@@ -155,7 +155,9 @@ def test_it_is_the_one_product_just_shown_until_the_shopper_opens_another_page(a
     assert titles(ask("rain jacket in olive", SNEAKER_FAMILY)) == ["Waterproof Rain Jacket Olive"]
 
     about = ask("Tell me more about it", SNEAKER_FAMILY)
+    pairing = ask("what goes with it?", SNEAKER_FAMILY)
     moved = ask("is it in stock?", TABLET)
 
     assert titles(about) == ["Waterproof Rain Jacket Olive"]
+    assert "goes best with the Waterproof Rain Jacket Olive" in pairing["content"]
     assert titles(moved) == ["Kestrel Tab 11 Tablet"]

@@ -88,6 +88,12 @@ class ConversationState:
     seen_for_search: list[dict[str, Any]] = field(default_factory=list)  # their snapshots
     focus: dict[str, Any] | None = None  # the one product last talked about
     shown_on: str = ""  # the page the shopper was on when `shown` were shown
+
+    def one_shown_on(self, url: str) -> bool:
+        """Whether the last reply showed one product, on the page `url`: "it" there is that
+        product, which may not be the page's; on another page, "it" is the page's."""
+        return len(self.shown) == 1 and self.shown_on == url
+
     asked: frozenset[str] = frozenset()  # what the last question about products asked
 
 
@@ -150,13 +156,7 @@ def classify(u: Understanding, state: ConversationState, *, on_pdp: bool, url: s
         return PRODUCT  # "is it waterproof?" of the one product in view, not a search
     if state.search is not None and u.filtering and not subject:
         return SEARCH  # "which of these are on sale?": the same search, narrowed
-    if (
-        on_pdp
-        and u.pronoun
-        and not (subject or c.brands or u.ordinals)
-        and len(state.shown) == 1
-        and state.shown_on == url
-    ):
+    if on_pdp and u.pronoun and not (subject or c.brands or u.ordinals) and state.one_shown_on(url):
         # "Tell me more about it" right after one product was shown on this page: that one,
         # which may not be the page's.
         return PRODUCT

@@ -236,7 +236,7 @@ def referenced(turn: Turn, page: Product | None) -> Product | None:
     if turn.reading.ordinals and state.shown:
         found = shown_pointed_at(turn).products
         return found[0] if found else None
-    if page is not None:
+    if page is not None and not state.one_shown_on(turn.request.current_url):
         return page
     if state.focus is not None:
         focused = from_snapshots(turn, [state.focus])
