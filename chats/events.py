@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
+from chats.event_writer import GroupWriter
 from chats.models import Event, EventStatus
 
 # The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
@@ -126,7 +127,7 @@ class EventPublisher:
         if not self.pending:
             return
         if connection.vendor == "postgresql":
-            seqs = _insert(self.pending, notify=notify_enabled())
+            seqs = _write(self.pending)
             for event, seq in zip(self.pending, seqs, strict=True):
                 event.seq = seq
         else:
@@ -161,6 +162,15 @@ def _storable(event: Event) -> bool:
     return "\\u0000" not in encoded and len(event.tool_name or "") <= max_length
 
 
+def _write(events: list[Event]) -> list[int]:
+    """Inserts the events (PostgreSQL); their seqs in order. Outside a transaction, in the
+    process's next group statement (chats/event_writer.py, `EVENT_GROUP_COMMIT`)."""
+    notify = notify_enabled()
+    if connection.in_atomic_block or not settings.EVENT_GROUP_COMMIT:
+        return _insert(events, notify=notify)
+    return _WRITERS[notify].write(events)
+
+
 def _insert(events: list[Event], *, notify: bool) -> list[int]:
     """Inserts the events, and NOTIFYs the stream listeners, in ONE statement (one round trip);
     returns their seqs in order.
@@ -186,8 +196,10 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
         [[_json_value(field, event) for field in fields] for event in events], allow_nan=False
     )
     own_transaction = not connection.in_atomic_block
-    chat = str(events[0].chat_id)  # a publisher writes the events of one chat
-    params = [chat, rows, EVENTS_CHANNEL] if notify else [chat, rows]
+    # Several replies' events in one statement lock their chats in one order: two statements
+    # never wait for each other's chats in turn.
+    chats = sorted({str(event.chat_id) for event in events})
+    params: list[Any] = [chats, rows, EVENTS_CHANNEL] if notify else [chats, rows]
     with connection.cursor() as cursor:
         cursor.execute(_insert_sql(notify=notify, own_transaction=own_transaction), params)
         return sorted(row[0] for row in cursor.fetchall())
@@ -208,14 +220,15 @@ def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
         outputs.append("pg_notify(%s, e.chat_id::text || ':' || e.seq::text)")
     if own_transaction:
         outputs.append("set_config('synchronous_commit', 'off', true)")
-    # One chat's writes take their turns (a lock on the chat until the commit, taken before
+    # One chat's writes take their turns (a lock on each chat until the commit, taken before
     # the rows' sequence numbers): a chat's events commit in seq order, so a stream never sends
     # an event while one of the chat with a lower seq may still commit, and a client resuming
     # after the last event it received (Last-Event-ID) misses nothing. Other chats never wait.
     # Sequence numbers are taken in the order the rows are inserted: the array's.
     return (
         "WITH turn AS MATERIALIZED "
-        "(SELECT pg_advisory_xact_lock(hashtextextended('chat-events:' || %s, 0))), "
+        "(SELECT count(pg_advisory_xact_lock(hashtextextended('chat-events:' || c, 0))) "
+        "FROM unnest(%s::text[]) AS c), "
         f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
         "ORDER BY n RETURNING seq, chat_id) "
@@ -248,6 +261,12 @@ def _column_value(field: Any, index: int) -> str:
         # varchar(n) would silently cut it.
         return f"r.item->>{index}"
     return f"(r.item->>{index})::{field.cast_db_type(connection)}"
+
+
+# One per value of notify_enabled(), which tests change.
+_WRITERS = {
+    notify: GroupWriter(functools.partial(_insert, notify=notify)) for notify in (True, False)
+}
 
 
 def notify_enabled() -> bool:
