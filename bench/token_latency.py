@@ -345,6 +345,11 @@ def main() -> None:
                 for word, at in arrived.items()
                 if word in written and WORD.fullmatch(word).group(2) == "0"
             ]
+            later = [
+                (at - written[word]) * 1000
+                for word, at in arrived.items()
+                if word in written and WORD.fullmatch(word).group(2) != "0"
+            ]
             expected = level * args.rounds * args.tokens
             result = {
                 "replies_at_once": level,
@@ -361,6 +366,7 @@ def main() -> None:
                 "token_ms_p99": round(percentile(latencies, 99), 2),
                 "first_token_ms_p50": round(percentile(first, 50), 2),
                 "first_token_ms_p99": round(percentile(first, 99), 2),
+                "later_tokens_ms_p99": round(percentile(later, 99), 2),
                 "raw_notify_ms_p50": round(percentile(raw, 50), 2),
                 "raw_notify_ms_p99": round(percentile(raw, 99), 2),
             }

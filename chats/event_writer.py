@@ -1,135 +1,135 @@
-"""Group commit of a process's event writes (chats/events.py): the replies that publish while
-one of the process's event statements is running wait for it, then share the next statement.
+"""Group commit of a process's event writes (chats/events.py): one writer per process, with a
+connection of its own, writes in one statement the events of every reply that is waiting.
 
 With many replies streaming at once, each token is a small write; one statement for all the
-tokens that arrived meanwhile costs PostgreSQL one transaction, one lock round and one commit
-instead of one each (BENCHMARKS.md, "From a model's token to the browser"). A reply that is
-alone waits for nothing: its statement runs at once.
+tokens that arrived meanwhile costs PostgreSQL one transaction and one commit instead of one
+each (BENCHMARKS.md, "From a model's token to the browser"). A reply that is alone waits only
+for its own statement.
 
-The first reply to find no statement collecting becomes the next statement's leader: it waits
-for the running statement, closes its group and runs it on its own connection, while the others
-of its group wait for the outcome. Outcomes are per reply:
+The writer is a thread of its own (a greenlet under gunicorn's gevent worker) that no request
+stops, so a statement it started always ends and reports to every reply in it. Its connection
+is not one of the pool's: replies waiting for it hold theirs, and a full pool must not keep it
+from writing. A statement never waits for long: it takes the chats' turns (advisory locks) only
+if they are free, and waits at most `LOCK_TIMEOUT` for any other lock, so that one chat's
+wait never holds up the replies of other chats.
 
-- the database is away (the connection is lost): every reply of the group gets the error, and
-  its events stay pending for it to write again (as a statement of its own would);
-- any other error (a row the database refuses, a deadlock, a cancelled statement): nothing of
-  the statement was committed, so each reply of the group is written again by a statement of
-  its own, and only a reply whose own statement fails gets that error.
-
-The primitives are `threading`'s, monkey-patched into greenlet ones under gunicorn's gevent
-worker.
+When a statement fails for any reason (a chat's turn taken, a lock timeout, a row the database
+refuses, a lost connection), nothing of it was committed, and each of its replies writes its
+events itself, on its own connection, in a statement of its own: exactly what it would have
+done without the writer, with its own outcome. One case is not told apart from a failure: the
+connection lost after PostgreSQL committed but before it answered; the replies then write the
+same events again, as a reply writing alone does when it loses its connection at that moment.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from django.db import InterfaceError, OperationalError
+logger = logging.getLogger(__name__)
 
-# SQLSTATE classes of a lost connection (08: connection exception; 57P: the server shutting
-# down); no SQLSTATE at all: the client lost it. Other errors, such as a deadlock (40P01), a
-# cancelled statement (57014) or a lock timeout (55P03), are the statement's alone.
-CONNECTION_LOST_SQLSTATES = ("08", "57P")
+# The longest a statement waits for a lock (other than the chats' turns, never waited for).
+LOCK_TIMEOUT = "100ms"
+# A writer that had nothing to write for this long closes its connection.
+IDLE_SECONDS = 5.0
 
-# Writes the events (several replies' in one list) in one statement; their seqs, in order.
-Insert = Callable[[list[Any]], list[int]]
+# Writes the events (several replies' in one list) in one statement on the connection given;
+# their seqs in order, or None when a chat's turn was taken (nothing written).
+Insert = Callable[[Any, list[Any]], "list[int] | None"]
+Connect = Callable[[], Any]
 
 
 class _Slot:
-    """One reply's events in a group, and what became of them."""
+    """One reply's events waiting for the writer, and their seqs once written."""
 
-    __slots__ = ("error", "events", "seqs")
+    __slots__ = ("done", "events", "seqs")
 
     def __init__(self, events: Sequence[Any]) -> None:
         self.events = list(events)
         self.seqs: list[int] | None = None
-        self.error: BaseException | None = None
-
-
-class _Group:
-    __slots__ = ("done", "slots")
-
-    def __init__(self) -> None:
-        self.slots: list[_Slot] = []
         self.done = threading.Event()
 
 
-class GroupWriter:
-    """The process's event statements, one at a time, each for every reply waiting."""
+class EventWriter:
+    """The process's event writer; `write` is called by the replies."""
 
-    def __init__(self, insert: Insert) -> None:
+    def __init__(self, *, insert: Insert, connect: Connect) -> None:
         self._insert = insert
-        self._lock = threading.Lock()  # guards `_collecting`
-        self._turn = threading.Lock()  # held while a statement runs
-        self._collecting: _Group | None = None
+        self._connect = connect
+        self._lock = threading.Lock()  # guards `_waiting` and `_thread`
+        self._wake = threading.Event()
+        self._waiting: list[_Slot] = []
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+        self._conn: Any = None
 
-    def write(self, events: Sequence[Any]) -> list[int]:
-        """Writes one reply's events; their seqs in order. Raises the reply's own error."""
+    def write(self, events: Sequence[Any]) -> list[int] | None:
+        """Writes one reply's events with the others waiting; their seqs in order, or None
+        when the statement failed and the caller is to write them itself."""
         slot = _Slot(events)
         with self._lock:
-            group = self._collecting
-            leads = group is None
-            if group is None:
-                group = self._collecting = _Group()
-            group.slots.append(slot)
-        if leads:
-            self._lead(group)
-        else:
-            group.done.wait()
-        if slot.error is not None:
-            raise slot.error
-        assert slot.seqs is not None
+            self._waiting.append(slot)
+            self._ensure_running()
+            self._wake.set()
+        slot.done.wait()
         return slot.seqs
 
-    def _lead(self, group: _Group) -> None:
-        try:
-            with self._turn:
-                with self._lock:
-                    self._collecting = None  # later replies start the next group
-                self._run(group.slots)
-        finally:
-            # Whatever stopped the leader (even a greenlet killed while it waited), no reply of
-            # its group waits for good, and none joins a group that will never run.
-            with self._lock:
-                if self._collecting is group:
-                    self._collecting = None
-                for slot in group.slots:
-                    if slot.seqs is None and slot.error is None:
-                        slot.error = InterfaceError("the event statement was interrupted")
-            group.done.set()
+    def close(self) -> None:
+        """Closes the writer's connection (reopened by the next write)."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            _close_quietly(conn)
 
-    def _run(self, slots: list[_Slot]) -> None:
-        if len(slots) == 1:
-            self._run_alone(slots[0])
-            return
-        try:
-            seqs = self._insert([event for slot in slots for event in slot.events])
-        except Exception as exc:
-            if connection_lost(exc):
+    def _ensure_running(self) -> None:
+        if os.getpid() != self._pid:  # a forked worker: its parent's thread is not here
+            self._pid, self._thread, self._conn = os.getpid(), None, None
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="event-writer", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            if not self._wake.wait(IDLE_SECONDS):
+                self.close()
+                continue
+            with self._lock:
+                slots, self._waiting = self._waiting, []
+                self._wake.clear()
+            try:
+                self._write(slots)
+            except BaseException:
+                logger.exception("event writer failed; its replies write their events themselves")
+                raise
+            finally:
                 for slot in slots:
-                    slot.error = exc
-                return
-            # Rolled back as a whole: one reply's refused row must not fail the others.
-            for slot in slots:
-                self._run_alone(slot)
+                    slot.done.set()
+
+    def _write(self, slots: list[_Slot]) -> None:
+        if not slots:
             return
+        events = [event for slot in slots for event in slot.events]
+        try:
+            if self._conn is None:
+                self._conn = self._connect()
+            seqs = self._insert(self._conn, events)
+        except Exception as exc:
+            logger.info("event statement failed (%s): its replies write alone", type(exc).__name__)
+            if self._conn is not None and self._conn.closed:
+                self.close()
+            return
+        if seqs is None:
+            return  # a chat's turn was taken: its replies write alone, waiting for it
         start = 0
         for slot in slots:
             slot.seqs = seqs[start : start + len(slot.events)]
             start += len(slot.events)
 
-    def _run_alone(self, slot: _Slot) -> None:
-        try:
-            slot.seqs = self._insert(slot.events)
-        except Exception as exc:
-            slot.error = exc
 
-
-def connection_lost(exc: BaseException) -> bool:
-    """Whether a statement failed because the database connection is lost."""
-    if not isinstance(exc, OperationalError | InterfaceError):
-        return False
-    sqlstate = getattr(exc.__cause__, "sqlstate", None)
-    return sqlstate is None or sqlstate.startswith(CONNECTION_LOST_SQLSTATES)
+def _close_quietly(conn: Any) -> None:
+    try:
+        conn.close()
+    except Exception:
+        logger.debug("closing the event writer's connection failed", exc_info=True)

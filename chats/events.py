@@ -13,8 +13,9 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
-from chats.event_writer import GroupWriter
+from chats.event_writer import LOCK_TIMEOUT, EventWriter
 from chats.models import Event, EventStatus
+from infrastructure.postgresql.own_connection import own_connection
 
 # The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
 EVENTS_CHANNEL = "chat_events"
@@ -163,12 +164,14 @@ def _storable(event: Event) -> bool:
 
 
 def _write(events: list[Event]) -> list[int]:
-    """Inserts the events (PostgreSQL); their seqs in order. Outside a transaction, in the
-    process's next group statement (chats/event_writer.py, `EVENT_GROUP_COMMIT`)."""
-    notify = notify_enabled()
-    if connection.in_atomic_block or not settings.EVENT_GROUP_COMMIT:
-        return _insert(events, notify=notify)
-    return _WRITERS[notify].write(events)
+    """Inserts the events (PostgreSQL); their seqs in order. Outside a transaction, by the
+    process's event writer with every other reply's waiting (chats/event_writer.py,
+    `EVENT_GROUP_COMMIT`); when its statement failed, or inside a transaction, alone."""
+    if not connection.in_atomic_block and settings.EVENT_GROUP_COMMIT:
+        seqs = _WRITER.write(events)
+        if seqs is not None:
+            return seqs
+    return _insert(events, notify=notify_enabled())
 
 
 def _insert(events: list[Event], *, notify: bool) -> list[int]:
@@ -190,19 +193,39 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
     The NOTIFY belongs to the rows' transaction: PostgreSQL delivers it at commit, when the rows
     are visible to the listener it wakes, and never for rolled back rows.
     """
+    own_transaction = not connection.in_atomic_block
+    sql = _insert_sql(notify=notify, own_transaction=own_transaction, grouped=False)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _insert_params(events, notify=notify))
+        return sorted(row[0] for row in cursor.fetchall())
+
+
+def _insert_grouped(conn: Any, events: list[Event]) -> list[int] | None:
+    """The event writer's statement (chats/event_writer.py) on its own autocommit connection:
+    the events of several replies, if every chat's turn is free (else None: nothing written)."""
+    notify = notify_enabled()
+    sql = _insert_sql(notify=notify, own_transaction=True, grouped=True)
+    params = _insert_params(events, notify=notify)
+    # A transaction of its own, sent in one round trip, to wait for no lock (the events
+    # table's, a chat row's) longer than LOCK_TIMEOUT: its replies then write alone.
+    with conn.pipeline(), conn.transaction():
+        conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
+        cursor = conn.execute(sql, params)
+    rows = cursor.fetchall()
+    if len(rows) != len(events):
+        return None
+    return sorted(row[0] for row in rows)
+
+
+def _insert_params(events: list[Event], *, notify: bool) -> list[Any]:
     fields = _fields()
     # No NaN or Infinity: json.dumps would write them, and PostgreSQL refuse the whole row set.
     rows = json.dumps(
         [[_json_value(field, event) for field in fields] for event in events], allow_nan=False
     )
-    own_transaction = not connection.in_atomic_block
-    # Several replies' events in one statement lock their chats in one order: two statements
-    # never wait for each other's chats in turn.
+    # Several replies' events in one statement take their chats' turns in one order.
     chats = sorted({str(event.chat_id) for event in events})
-    params: list[Any] = [chats, rows, EVENTS_CHANNEL] if notify else [chats, rows]
-    with connection.cursor() as cursor:
-        cursor.execute(_insert_sql(notify=notify, own_transaction=own_transaction), params)
-        return sorted(row[0] for row in cursor.fetchall())
+    return [chats, rows, EVENTS_CHANNEL] if notify else [chats, rows]
 
 
 def _fields() -> list[Any]:
@@ -210,7 +233,7 @@ def _fields() -> list[Any]:
 
 
 @functools.cache
-def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
+def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
     quote = connection.ops.quote_name
     fields = _fields()
     columns = ", ".join(quote(str(field.column)) for field in fields)
@@ -225,13 +248,18 @@ def _insert_sql(*, notify: bool, own_transaction: bool) -> str:
     # an event while one of the chat with a lower seq may still commit, and a client resuming
     # after the last event it received (Last-Event-ID) misses nothing. Other chats never wait.
     # Sequence numbers are taken in the order the rows are inserted: the array's.
+    # The event writer's statement waits for no chat's turn: it writes nothing when one is
+    # taken, and its replies then write alone.
+    key = "hashtextextended('chat-events:' || c, 0)"
+    if grouped:
+        turn = f"bool_and(pg_try_advisory_xact_lock({key})) AS free"
+    else:
+        turn = f"count(pg_advisory_xact_lock({key})) >= 0 AS free"
     return (
-        "WITH turn AS MATERIALIZED "
-        "(SELECT count(pg_advisory_xact_lock(hashtextextended('chat-events:' || c, 0))) "
-        "FROM unnest(%s::text[]) AS c), "
+        f"WITH turn AS MATERIALIZED (SELECT {turn} FROM unnest(%s::text[]) AS c), "
         f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
-        "ORDER BY n RETURNING seq, chat_id) "
+        "WHERE turn.free ORDER BY n RETURNING seq, chat_id) "
         f"SELECT {', '.join(outputs)} FROM e"
     )
 
@@ -263,10 +291,17 @@ def _column_value(field: Any, index: int) -> str:
     return f"(r.item->>{index})::{field.cast_db_type(connection)}"
 
 
-# One per value of notify_enabled(), which tests change.
-_WRITERS = {
-    notify: GroupWriter(functools.partial(_insert, notify=notify)) for notify in (True, False)
-}
+def _writer_connect() -> Any:
+    prepare = 5 if settings.DB_PREPARED_STATEMENTS else None
+    return own_connection(application_name="event-writer", prepare_threshold=prepare)
+
+
+_WRITER = EventWriter(insert=_insert_grouped, connect=_writer_connect)
+
+
+def event_writer_close() -> None:
+    """Closes the process's event writer's connection (a test database about to be dropped)."""
+    _WRITER.close()
 
 
 def notify_enabled() -> bool:

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from accounts.models import ApiKey, Chatbot, Organization
 from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
+from chats.events import event_writer_close
 from tests.factories import ChatbotFactory, OrganizationFactory
 from tests.server import LiveServer, start_server
 
@@ -95,6 +96,14 @@ def operator_client(db) -> Client:
 @pytest.fixture
 def support_client(db) -> Client:
     return staff_client(SUPPORT)
+
+
+@pytest.fixture(autouse=True)
+def _event_writer_connection_closed() -> Iterator[None]:
+    """The process's event writer (chats/event_writer.py) keeps a connection of its own:
+    closed after each test, so that no connection keeps the test database from being dropped."""
+    yield
+    event_writer_close()
 
 
 @pytest.fixture(scope="session")

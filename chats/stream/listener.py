@@ -23,6 +23,7 @@ from django.db.models import Max
 from chats.events import EVENTS_CHANNEL
 from chats.models import Event
 from chats.stream.hub import Hub
+from infrastructure.postgresql.own_connection import own_connection
 
 logger = logging.getLogger("chats.stream")
 
@@ -91,30 +92,12 @@ class PostgresSource:
         )
 
     def connect(self) -> None:
-        import psycopg
-
-        db = settings.DATABASES["default"]
-        connect_timeout = int(db.get("OPTIONS", {}).get("connect_timeout", 5))
-        if settings.DATABASE_LISTEN_URL:
-            # LISTEN holds a session: a transaction-pooling PgBouncer would hand the session
-            # to other clients between statements and the notifications would go astray.
-            self.conn = psycopg.connect(
-                settings.DATABASE_LISTEN_URL,
-                connect_timeout=connect_timeout,
-                application_name="sse-listener",
-                autocommit=True,
-            )
-        else:
-            self.conn = psycopg.connect(
-                dbname=db["NAME"],
-                user=db.get("USER") or None,
-                password=db.get("PASSWORD") or None,
-                host=db.get("HOST") or None,
-                port=db.get("PORT") or None,
-                connect_timeout=connect_timeout,
-                application_name="sse-listener",
-                autocommit=True,
-            )
+        # LISTEN holds a session: behind a transaction-pooling PgBouncer, DATABASE_LISTEN_URL
+        # points past it (PgBouncer would hand the session to other clients between
+        # statements and the notifications would go astray).
+        self.conn = own_connection(
+            application_name="sse-listener", url=settings.DATABASE_LISTEN_URL
+        )
         self.conn.execute(f"LISTEN {EVENTS_CHANNEL}")
 
     def close(self) -> None:

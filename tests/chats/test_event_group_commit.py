@@ -1,5 +1,6 @@
-"""Replies publishing at once share event statements (chats/event_writer.py): each reply's
-events are stored once and in order, and one reply's refused row fails only that reply."""
+"""Replies publishing at once share the event writer's statements (chats/event_writer.py):
+each reply's events are stored once and in order, one reply's refused row fails only that
+reply, and a chat waiting for its turn holds up no other chat."""
 
 from __future__ import annotations
 
@@ -35,36 +36,6 @@ def _publish_in_thread(publish, outcomes: dict, name: str) -> threading.Thread:
     return thread
 
 
-def _waiting_for_lock() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity "
-            "WHERE wait_event_type = 'Lock' AND datname = current_database()"
-        )
-        return cursor.fetchone()[0]
-
-
-def _while_the_table_is_locked(publishers: list, publish) -> dict:
-    """Runs the first reply's write while the events table is locked, so that the others'
-    writes wait behind its statement; then lets them all through."""
-    outcomes: dict = {}
-    with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
-        locker.execute("LOCK TABLE chats_event IN ACCESS EXCLUSIVE MODE")
-        first = _publish_in_thread(lambda: publish(publishers[0]), outcomes, "0")
-        deadline = time.monotonic() + 10
-        while _waiting_for_lock() < 1 and time.monotonic() < deadline:
-            time.sleep(0.02)
-        others = [
-            _publish_in_thread(lambda p=p: publish(p), outcomes, str(index))
-            for index, p in enumerate(publishers[1:], start=1)
-        ]
-        time.sleep(0.5)  # every other reply is waiting for the statement now running
-        locker.rollback()
-    for thread in [first, *others]:
-        thread.join(30)
-    return outcomes
-
-
 def _transactions(chats) -> int:
     """How many transactions wrote these chats' events (rows of one transaction share xmin)."""
     with connection.cursor() as cursor:
@@ -75,52 +46,75 @@ def _transactions(chats) -> int:
         return cursor.fetchone()[0]
 
 
-def test_replies_waiting_for_a_statement_share_the_next_one(tenant):
-    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(8)]
+def test_a_chat_whose_turn_is_taken_holds_up_no_other_chat(tenant):
+    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
     publishers = [EventPublisher(chat_id=chat.id) for chat in chats]
-    for publisher in publishers:
-        publisher.typing()
-    before = _transactions(chats)
+    outcomes: dict = {}
 
-    def publish(publisher):
-        publisher.chunk(f"Hello from {publisher.chat_id}. ")
+    # Given a chat whose events another transaction is writing (it holds the chat's turn)
+    with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+        locker.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('chat-events:' || %s, 0))",
+            [str(chats[0].id)],
+        )
+        waiting = _publish_in_thread(lambda: publishers[0].chunk("first"), outcomes, "0")
+        time.sleep(0.2)
+        # When the other chats' replies publish meanwhile
+        others = [
+            _publish_in_thread(lambda p=p: p.chunk("other"), outcomes, str(index))
+            for index, p in enumerate(publishers[1:], start=1)
+        ]
+        for thread in others:
+            thread.join(10)
 
-    outcomes = _while_the_table_is_locked(publishers, publish)
-
-    assert set(outcomes.values()) == {"written"}
-    # The first reply's statement, then one for the seven that waited behind it.
-    assert _transactions(chats) - before == 2
-    for chat in chats:
-        stored = [(e.status, e.content) for e in Event.objects.filter(chat=chat).order_by("seq")]
-        assert stored == [("inProgress", None), ("inProgress", f"Hello from {chat.id}. ")]
+        # Then theirs are written at once, while that chat's waits for its turn
+        assert {name: outcomes.get(name) for name in "1234"} == dict.fromkeys("1234", "written")
+        assert waiting.is_alive() and "0" not in outcomes
+        locker.rollback()
+    waiting.join(10)
+    assert outcomes["0"] == "written"
+    for chat, text in zip(chats, ["first", *["other"] * 4], strict=True):
+        assert [e.content for e in Event.objects.filter(chat=chat)] == [text]
 
 
 def test_a_row_the_database_refuses_fails_only_its_own_reply(tenant):
-    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
-    publishers = [EventPublisher(chat_id=chat.id, buffered=True) for chat in chats]
-    for index, publisher in enumerate(publishers):
-        publisher.typing()
-        # A tool name longer than its column: the database refuses the row.
-        publisher.tool_started("x" * 101 if index == 3 else "search_products", {"q": index})
+    for _ in range(5):
+        chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(6)]
+        publishers = [EventPublisher(chat_id=chat.id, buffered=True) for chat in chats]
+        for index, publisher in enumerate(publishers):
+            publisher.typing()
+            # A tool name longer than its column: the database refuses the row.
+            publisher.tool_started("x" * 101 if index == 3 else "search_products", {"q": index})
+        start = threading.Barrier(len(chats))
 
-    outcomes = _while_the_table_is_locked(publishers, lambda p: p.completed("Done."))
+        def end(publisher, start=start):
+            start.wait()
+            publisher.completed("Done.")
 
-    assert isinstance(outcomes.pop("3"), DataError)
-    assert set(outcomes.values()) == {"written"}
-    assert not Event.objects.filter(chat=chats[3]).exists()
-    assert publishers[3].pending  # still the reply's to end as failed
-    for index, chat in enumerate(chats):
-        if index == 3:
-            continue
-        stored = [
-            (e.status, e.tool_name, e.content)
-            for e in Event.objects.filter(chat=chat).order_by("seq")
+        outcomes: dict = {}
+        threads = [
+            _publish_in_thread(lambda p=p: end(p), outcomes, str(index))
+            for index, p in enumerate(publishers)
         ]
-        assert stored == [
-            ("inProgress", "", None),
-            ("inProgress", "search_products", None),
-            ("completed", "", "Done."),
-        ]
+        for thread in threads:
+            thread.join(30)
+
+        assert isinstance(outcomes.pop("3"), DataError)
+        assert outcomes == {name: "written" for name in "01245"}
+        assert not Event.objects.filter(chat=chats[3]).exists()
+        assert publishers[3].pending  # still the reply's to end as failed
+        for index, chat in enumerate(chats):
+            if index == 3:
+                continue
+            stored = [
+                (e.status, e.tool_name, e.content)
+                for e in Event.objects.filter(chat=chat).order_by("seq")
+            ]
+            assert stored == [
+                ("inProgress", "", None),
+                ("inProgress", "search_products", None),
+                ("completed", "", "Done."),
+            ]
 
 
 def test_many_replies_at_once_keep_each_reply_whole_and_in_order(tenant):
@@ -142,7 +136,7 @@ def test_many_replies_at_once_keep_each_reply_whole_and_in_order(tenant):
     for thread in threads:
         thread.join(60)
 
-    assert set(outcomes.values()) == {"written"}
+    assert outcomes == dict.fromkeys((str(chat.id) for chat in chats), "written")
     for chat in chats:
         stored = list(Event.objects.filter(chat=chat).order_by("seq"))
         assert [e.content for e in stored] == [
