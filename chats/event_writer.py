@@ -13,12 +13,13 @@ from writing. A statement never waits for long: it takes the chats' turns (advis
 if they are free, and waits at most `LOCK_TIMEOUT` for any other lock, so that one chat's
 wait never holds up the replies of other chats.
 
-When a statement fails for any reason (a chat's turn taken, a lock timeout, a row the database
-refuses, a lost connection), nothing of it was committed, and each of its replies writes its
+When a statement fails and its connection is still sound (a chat's turn taken, a lock timeout,
+a row the database refuses), nothing of it was committed, and each of its replies writes its
 events itself, on its own connection, in a statement of its own: exactly what it would have
-done without the writer, with its own outcome. One case is not told apart from a failure: the
-connection lost after PostgreSQL committed but before it answered; the replies then write the
-same events again, as a reply writing alone does when it loses its connection at that moment.
+done without the writer, with its own outcome. When the connection is lost during the
+statement, whether PostgreSQL committed it is unknown: each of its replies gets the error, as a
+reply whose own connection is lost during its statement does (it then ends with `failed`, and
+its unsure events are written again before that end).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from django.db import OperationalError
 
 logger = logging.getLogger(__name__)
 
@@ -40,25 +43,29 @@ IDLE_SECONDS = 5.0
 # their seqs in order, or None when a chat's turn was taken (nothing written).
 Insert = Callable[[Any, list[Any]], "list[int] | None"]
 Connect = Callable[[], Any]
+# Whether a connection is closed, or was closed by the server while idle.
+Dead = Callable[[Any], bool]
 
 
 class _Slot:
     """One reply's events waiting for the writer, and their seqs once written."""
 
-    __slots__ = ("done", "events", "seqs")
+    __slots__ = ("done", "error", "events", "seqs")
 
     def __init__(self, events: Sequence[Any]) -> None:
         self.events = list(events)
         self.seqs: list[int] | None = None
+        self.error: Exception | None = None
         self.done = threading.Event()
 
 
 class EventWriter:
     """The process's event writer; `write` is called by the replies."""
 
-    def __init__(self, *, insert: Insert, connect: Connect) -> None:
+    def __init__(self, *, insert: Insert, connect: Connect, dead: Dead) -> None:
         self._insert = insert
         self._connect = connect
+        self._dead = dead
         self._lock = threading.Lock()  # guards `_waiting` and `_thread`
         self._wake = threading.Event()
         self._waiting: list[_Slot] = []
@@ -68,13 +75,16 @@ class EventWriter:
 
     def write(self, events: Sequence[Any]) -> list[int] | None:
         """Writes one reply's events with the others waiting; their seqs in order, or None
-        when the statement failed and the caller is to write them itself."""
+        when the statement failed and the caller is to write them itself. Raises Django's
+        OperationalError when the connection was lost during the statement."""
         slot = _Slot(events)
         with self._lock:
             self._waiting.append(slot)
             self._ensure_running()
             self._wake.set()
         slot.done.wait()
+        if slot.error is not None:
+            raise slot.error
         return slot.seqs
 
     def close(self) -> None:
@@ -101,7 +111,12 @@ class EventWriter:
             try:
                 self._write(slots)
             except BaseException:
-                logger.exception("event writer failed; its replies write their events themselves")
+                # The thread ends (the next write starts another): every reply waiting now
+                # writes its events itself, none waits for a thread that is gone.
+                logger.exception("event writer stopped; its replies write their events themselves")
+                with self._lock:
+                    slots += self._waiting
+                    self._waiting = []
                 raise
             finally:
                 for slot in slots:
@@ -112,13 +127,23 @@ class EventWriter:
             return
         events = [event for slot in slots for event in slot.events]
         try:
+            if self._conn is not None and self._dead(self._conn):
+                self.close()
             if self._conn is None:
                 self._conn = self._connect()
+        except Exception as exc:
+            logger.warning("event writer cannot connect (%s): replies write alone", exc)
+            return
+        try:
             seqs = self._insert(self._conn, events)
         except Exception as exc:
-            logger.info("event statement failed (%s): its replies write alone", type(exc).__name__)
-            if self._conn is not None and self._conn.closed:
+            if self._dead(self._conn):
                 self.close()
+                for slot in slots:
+                    slot.error = OperationalError(f"event statement lost its connection: {exc}")
+                    slot.error.__cause__ = exc
+                return
+            logger.info("event statement failed (%s): its replies write alone", type(exc).__name__)
             return
         if seqs is None:
             return  # a chat's turn was taken: its replies write alone, waiting for it

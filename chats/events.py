@@ -15,6 +15,7 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 
 from chats.event_writer import LOCK_TIMEOUT, EventWriter
 from chats.models import Event, EventStatus
+from infrastructure.postgresql.base import closed_by_server
 from infrastructure.postgresql.own_connection import own_connection
 
 # The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
@@ -211,6 +212,8 @@ def _insert_grouped(conn: Any, events: list[Event]) -> list[int] | None:
     with conn.pipeline(), conn.transaction():
         conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
         cursor = conn.execute(sql, params)
+        # Not for the commit: NOTIFY's lock is taken there, and waiting for it is no fault.
+        conn.execute("SET LOCAL lock_timeout = 0")
     rows = cursor.fetchall()
     if len(rows) != len(events):
         return None
@@ -293,10 +296,20 @@ def _column_value(field: Any, index: int) -> str:
 
 def _writer_connect() -> Any:
     prepare = 5 if settings.DB_PREPARED_STATEMENTS else None
-    return own_connection(application_name="event-writer", prepare_threshold=prepare)
+    # Every reply of the process waits for this connection: a peer gone without a word (a
+    # host down) is given up within seconds, not the system's TCP timeout (minutes).
+    return own_connection(
+        application_name="event-writer",
+        prepare_threshold=prepare,
+        keepalives=1,
+        keepalives_idle=10,
+        keepalives_interval=5,
+        keepalives_count=3,
+        tcp_user_timeout=30_000,
+    )
 
 
-_WRITER = EventWriter(insert=_insert_grouped, connect=_writer_connect)
+_WRITER = EventWriter(insert=_insert_grouped, connect=_writer_connect, dead=closed_by_server)
 
 
 def event_writer_close() -> None:

@@ -147,3 +147,34 @@ def test_many_replies_at_once_keep_each_reply_whole_and_in_order(tenant):
         assert stored[-1].content == "".join(f"{n} " for n in range(40))
     # Fewer transactions than writes: replies that published together shared statements.
     assert _transactions(chats) < len(chats) * 42
+
+
+def _writer_sessions() -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE application_name = 'event-writer' AND datname = current_database()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_writer_takes_a_new_connection_when_the_server_ended_its_own(tenant):
+    chat = ChatFactory(chatbot=tenant.chatbot)
+    publisher = EventPublisher(chat_id=chat.id)
+    publisher.chunk("one ")
+    [first] = _writer_sessions()
+
+    # Given the server ended the writer's connection between two writes
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [first])
+    deadline = time.monotonic() + 10
+    while _writer_sessions() and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+    # When the reply goes on
+    publisher.chunk("two")
+    publisher.completed("one two")
+
+    # Then nothing is lost, and the writer writes on a connection of its own again
+    assert [e.content for e in Event.objects.filter(chat=chat)] == ["one ", "two", "one two"]
+    assert [pid for pid in _writer_sessions() if pid != first]
