@@ -397,8 +397,8 @@ if not 1 <= EVENT_STREAM_LEASE_SECONDS <= 60:
 SSE_POLL_SECONDS = float(os.environ.get("SSE_POLL_SECONDS", "1.0"))
 # Publishing an event NOTIFYs the stream listeners (PostgreSQL); off: they find it by polling.
 SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
-# The replies of a process that publish while one of its event statements runs share the next
-# one (chats/event_writer.py); off: one statement per reply's write.
+# A process's replies hand their events to its event writer, which writes every waiting
+# reply's in one statement (chats/event_writer.py); off: each reply writes its own.
 EVENT_GROUP_COMMIT = env_bool("EVENT_GROUP_COMMIT", True)
 # Server workers add PDP question-set request counts to the database this often (seconds);
 # 0 writes each request's count at once (knowledge/pdp/counting.py).

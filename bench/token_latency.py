@@ -335,21 +335,16 @@ def main() -> None:
                 failures += sum(status != 201 for status in statuses)
                 raw += raw_notify_latency(database_url, count=200, gap=0.005)
             written = httpx.get(f"http://127.0.0.1:{model_port}/written", timeout=10).json()
-            latencies = [
-                (at - written[word]) * 1000 for word, at in arrived.items() if word in written
-            ]
             # A reply's first token also waits for the burst of POSTs that started the replies
             # (each request's own work: auth, quota, storing the message): reported apart.
-            first = [
-                (at - written[word]) * 1000
-                for word, at in arrived.items()
-                if word in written and WORD.fullmatch(word).group(2) == "0"
-            ]
-            later = [
-                (at - written[word]) * 1000
-                for word, at in arrived.items()
-                if word in written and WORD.fullmatch(word).group(2) != "0"
-            ]
+            first: list[float] = []
+            later: list[float] = []
+            for word, at in arrived.items():
+                if word in written:
+                    token = WORD.fullmatch(word)
+                    is_first = token is not None and token.group(2) == "0"
+                    (first if is_first else later).append((at - written[word]) * 1000)
+            latencies = first + later
             expected = level * args.rounds * args.tokens
             result = {
                 "replies_at_once": level,

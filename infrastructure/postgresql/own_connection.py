@@ -14,20 +14,16 @@ def own_connection(*, application_name: str, url: str = "", **options: Any) -> A
 
     db = settings.DATABASES["default"]
     connect_timeout = int(db.get("OPTIONS", {}).get("connect_timeout", 5))
-    if url:
-        return psycopg.connect(
-            url,
-            connect_timeout=connect_timeout,
-            application_name=application_name,
-            autocommit=True,
-            **options,
+    if not url:  # the settings' parameters instead (psycopg leaves out those that are None)
+        options.update(
+            dbname=db["NAME"],
+            user=db.get("USER") or None,
+            password=db.get("PASSWORD") or None,
+            host=db.get("HOST") or None,
+            port=db.get("PORT") or None,
         )
     return psycopg.connect(
-        dbname=db["NAME"],
-        user=db.get("USER") or None,
-        password=db.get("PASSWORD") or None,
-        host=db.get("HOST") or None,
-        port=db.get("PORT") or None,
+        url,
         connect_timeout=connect_timeout,
         application_name=application_name,
         autocommit=True,

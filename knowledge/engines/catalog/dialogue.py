@@ -88,13 +88,12 @@ class ConversationState:
     seen_for_search: list[dict[str, Any]] = field(default_factory=list)  # their snapshots
     focus: dict[str, Any] | None = None  # the one product last talked about
     shown_on: str = ""  # the page the shopper was on when `shown` were shown
+    asked: frozenset[str] = frozenset()  # what the last question about products asked
 
     def one_shown_on(self, url: str) -> bool:
         """Whether the last reply showed one product, on the page `url`: "it" there is that
         product, which may not be the page's; on another page, "it" is the page's."""
         return len(self.shown) == 1 and self.shown_on == url
-
-    asked: frozenset[str] = frozenset()  # what the last question about products asked
 
 
 def with_earlier_question(u: Understanding, state: ConversationState) -> Understanding:
