@@ -45,8 +45,9 @@ def when_ready(server):
 
 
 def post_worker_init(worker):
-    """Freezes the startup heap (infrastructure/worker_tuning.py); ends the worker's open event
-    streams as soon as it is asked to stop.
+    """Loads the engines in use (knowledge/engines/__init__.py) and freezes the startup heap
+    (infrastructure/worker_tuning.py) before the worker takes requests; ends the worker's open
+    event streams as soon as it is asked to stop.
 
     Gunicorn's gevent worker waits up to graceful_timeout for open connections and then kills
     them mid-stream; a stream that ends cleanly instead lets EventSource reconnect at once.
@@ -54,10 +55,14 @@ def post_worker_init(worker):
     import gevent
 
     from chats.stream.process_hub import shutdown_hub
+    from knowledge.engines import engines_warm_up
     from knowledge.language.detect import warm_up
 
     # Loaded in the arbiter already (when_ready); this only checks the fork has them.
     warm_up()
+    # Here, after gevent has patched the standard library, not in the arbiter: the engines'
+    # HTTP libraries must bind the patched sockets.
+    engines_warm_up()
     # Full garbage collections no longer scan the startup heap (stalls of tens of ms).
     freeze_startup_objects()
     # The workers this one replaces (a reload) may stop now.

@@ -16,7 +16,12 @@ from typing import Any
 
 from knowledge.engines.base import EngineError, EventSink, Reply, ReplyRequest
 from knowledge.engines.openai.answer import AnswerSplitter
-from knowledge.engines.openai.config import OpenAIConfig, client_build, config_load
+from knowledge.engines.openai.config import (
+    OpenAIConfig,
+    client_build,
+    client_warm_up,
+    config_load,
+)
 from knowledge.engines.openai.failures import (
     BAD_RESPONSE,
     MALFORMED_TOOL_ARGUMENTS,
@@ -38,6 +43,8 @@ MIN_MODEL_SUGGESTIONS = 2
 
 class OpenAIEngine:
     """Answers with any server speaking the OpenAI Chat Completions protocol."""
+
+    warm_up = staticmethod(client_warm_up)  # knowledge/engines/__init__.py, engines_warm_up
 
     def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         config = config_load()

@@ -1,0 +1,56 @@
+"""A server worker loads the engines in use before it takes requests, so the first reply it
+serves does not stop its other requests (knowledge/engines/__init__.py, engines_warm_up)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import httpx
+import pytest
+
+from tests.fake_openai import MODEL, Step, fake_openai_server
+from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, shop_build
+from tests.server import start_server
+
+pytestmark = pytest.mark.e2e
+
+# Loading the `openai` engine's libraries on a first reply held the worker for 1.4 s on the
+# benchmark machine; a worker that loaded them at its start answers a health check in
+# milliseconds meanwhile.
+STALL_SECONDS = 0.5
+
+
+def test_a_workers_first_reply_does_not_hold_up_its_other_requests(transactional_db, tenant):
+    # Given a chatbot on the `openai` engine, and a server worker that has served nothing yet
+    shop = shop_build(tenant)
+    with (
+        fake_openai_server() as fake,
+        start_server(
+            OPENAI_BASE_URL=fake.base_url,
+            OPENAI_API_KEY=PROVIDER_KEY,
+            OPENAI_MODEL=MODEL,
+        ) as server,
+        httpx.Client(base_url=server.url, timeout=30) as client,
+    ):
+        fake.add(Step(text=["Here you go."], stall_before=1.0))
+        # When the worker's first reply starts, while a health check is asked again and again
+        reply = threading.Thread(
+            target=client.post,
+            args=(f"/v1/chats/{shop.chat.id}/messages",),
+            kwargs={
+                "json": {"message": "a running shoe?", "currentUrl": PAGE},
+                "headers": {"x-api-key": tenant.key},
+            },
+        )
+        reply.start()
+        waits = []
+        while not fake.requests and reply.is_alive():
+            started = time.monotonic()
+            assert client.get("/healthz").status_code == 200
+            waits.append(time.monotonic() - started)
+        reply.join()
+
+    # Then the reply reached the model, and no health check waited for it
+    assert fake.requests, "the reply never reached the model"
+    assert waits and max(waits) < STALL_SECONDS, waits
