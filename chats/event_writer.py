@@ -9,14 +9,15 @@ for its own statement.
 The writer is a thread of its own (a greenlet under gunicorn's gevent worker) that no request
 stops, so a statement it started always ends and reports to every reply in it. Its connection
 is not one of the pool's: replies waiting for it hold theirs, and a full pool must not keep it
-from writing. A statement never waits for long: it takes the chats' turns (advisory locks) only
-if they are free, and waits at most `LOCK_TIMEOUT` for any other lock, so that one chat's
-wait never holds up the replies of other chats.
+from writing. A statement waits for no lock a request holds: it takes the chats' turns
+(advisory locks) and their rows only if they are free, so that one chat's wait never holds up
+the replies of other chats. (It waits only for NOTIFY's lock, which a commit holds for an
+instant, and for a schema change.)
 
-When a statement fails and its connection is still sound (a chat's turn taken, a lock timeout,
-a row the database refuses), nothing of it was committed, and each of its replies writes its
-events itself, on its own connection, in a statement of its own: exactly what it would have
-done without the writer, with its own outcome. When the connection is lost during the
+When a statement fails or writes nothing and its connection is still sound (a chat's turn or
+row taken, a row the database refuses), nothing of it was committed, and each of its replies
+writes its events itself, on its own connection, in a statement of its own: exactly what it
+would have done without the writer, with its own outcome. When the connection is lost during the
 statement, whether PostgreSQL committed it is unknown: each of its replies gets the error, as a
 reply whose own connection is lost during its statement does (it then ends with `failed`, and
 its unsure events are written again before that end).
@@ -34,8 +35,6 @@ from django.db import OperationalError
 
 logger = logging.getLogger(__name__)
 
-# The longest a statement waits for a lock (other than the chats' turns, never waited for).
-LOCK_TIMEOUT = "100ms"
 # A writer that had nothing to write for this long closes its connection.
 IDLE_SECONDS = 5.0
 

@@ -13,8 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
-from chats.event_writer import LOCK_TIMEOUT, EventWriter
-from chats.models import Event, EventStatus
+from chats.event_writer import EventWriter
+from chats.models import Chat, Event, EventStatus
 from infrastructure.postgresql.base import closed_by_server
 from infrastructure.postgresql.own_connection import own_connection
 
@@ -203,18 +203,11 @@ def _insert(events: list[Event], *, notify: bool) -> list[int]:
 
 def _insert_grouped(conn: Any, events: list[Event]) -> list[int] | None:
     """The event writer's statement (chats/event_writer.py) on its own autocommit connection:
-    the events of several replies, if every chat's turn is free (else None: nothing written)."""
+    the events of several replies, if every chat's turn and row are free (else None: nothing
+    written). One statement, so one round trip and one turn of a gevent worker's loop."""
     notify = notify_enabled()
     sql = _insert_sql(notify=notify, own_transaction=True, grouped=True)
-    params = _insert_params(events, notify=notify)
-    # A transaction of its own, sent in one round trip, to wait for no lock (the events
-    # table's, a chat row's) longer than LOCK_TIMEOUT: its replies then write alone.
-    with conn.pipeline(), conn.transaction():
-        conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
-        cursor = conn.execute(sql, params)
-        # Not for the commit: NOTIFY's lock is taken there, and waiting for it is no fault.
-        conn.execute("SET LOCAL lock_timeout = 0")
-    rows = cursor.fetchall()
+    rows = conn.execute(sql, _insert_params(events, notify=notify)).fetchall()
     if len(rows) != len(events):
         return None
     return sorted(row[0] for row in rows)
@@ -254,12 +247,20 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
     # The event writer's statement waits for no chat's turn: it writes nothing when one is
     # taken, and its replies then write alone.
     key = "hashtextextended('chat-events:' || c, 0)"
+    chats = "unnest(%s::text[]) AS c"
     if grouped:
-        turn = f"bool_and(pg_try_advisory_xact_lock({key})) AS free"
+        # Nor for a chat's row: the events' foreign key check locks it (FOR KEY SHARE, at the
+        # commit), and a transaction erasing the chat holds it (FOR UPDATE) until it ends.
+        # Taken here, where a locked row is skipped, the check finds the lock already held.
+        turn = f"bool_and(pg_try_advisory_xact_lock({key}) AND coalesce(k.free, false)) AS free"
+        chats += (
+            f" LEFT JOIN LATERAL (SELECT true AS free FROM {quote(Chat._meta.db_table)} "
+            "WHERE id = c::uuid FOR KEY SHARE SKIP LOCKED) AS k ON true"
+        )
     else:
         turn = f"count(pg_advisory_xact_lock({key})) >= 0 AS free"
     return (
-        f"WITH turn AS MATERIALIZED (SELECT {turn} FROM unnest(%s::text[]) AS c), "
+        f"WITH turn AS MATERIALIZED (SELECT {turn} FROM {chats}), "
         f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
         "WHERE turn.free ORDER BY n RETURNING seq, chat_id) "

@@ -77,6 +77,37 @@ def test_a_chat_whose_turn_is_taken_holds_up_no_other_chat(tenant):
         assert [e.content for e in Event.objects.filter(chat=chat)] == [text]
 
 
+def test_a_lock_the_statement_would_wait_for_sends_its_replies_to_write_alone(tenant):
+    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(5)]
+    publishers = [EventPublisher(chat_id=chat.id) for chat in chats]
+    outcomes: dict = {}
+
+    # Given a transaction holding one chat's row (its events' foreign key check waits for it),
+    # as erasing the chat does
+    with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+        locker.execute("SELECT 1 FROM chats_chat WHERE id = %s FOR UPDATE", [chats[0].id])
+        # When that chat's reply and four others publish at once
+        threads = [
+            _publish_in_thread(lambda p=p: p.chunk("text"), outcomes, str(index))
+            for index, p in enumerate(publishers)
+        ]
+        for thread in threads[1:]:
+            thread.join(10)
+
+        # Then the others are written (their shared statement gave up within the lock
+        # timeout, each wrote alone), while that chat's reply waits for the row
+        assert {name: outcomes.get(name) for name in "1234"} == dict.fromkeys("1234", "written")
+        assert threads[0].is_alive() and "0" not in outcomes
+        locker.rollback()
+    threads[0].join(10)
+    assert outcomes["0"] == "written"
+    for chat in chats:
+        assert [e.content for e in Event.objects.filter(chat=chat)] == ["text"]
+
+    # And the writer's connection, whose statement failed, groups replies' events again
+    _replies_at_once_share_statements(tenant)
+
+
 def test_a_row_the_database_refuses_fails_only_its_own_reply(tenant):
     for _ in range(5):
         chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(6)]
@@ -118,6 +149,12 @@ def test_a_row_the_database_refuses_fails_only_its_own_reply(tenant):
 
 
 def test_many_replies_at_once_keep_each_reply_whole_and_in_order(tenant):
+    _replies_at_once_share_statements(tenant)
+
+
+def _replies_at_once_share_statements(tenant) -> None:
+    """12 replies of 42 writes each, at once: each is stored whole and in order, in fewer
+    transactions than writes."""
     chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(12)]
     start = threading.Barrier(len(chats))
     outcomes: dict = {}
