@@ -31,6 +31,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import psycopg
 from django.db import OperationalError
 
 logger = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ logger = logging.getLogger(__name__)
 IDLE_SECONDS = 5.0
 
 # Writes the events (several replies' in one list) in one statement on the connection given;
-# their seqs in order, or None when a chat's turn was taken (nothing written).
+# their seqs in order, or None when a chat's turn or row was taken (nothing written).
 Insert = Callable[[Any, list[Any]], "list[int] | None"]
 Connect = Callable[[], Any]
 # Whether a connection is closed, or was closed by the server while idle.
@@ -142,10 +143,13 @@ class EventWriter:
                     slot.error = OperationalError(f"event statement lost its connection: {exc}")
                     slot.error.__cause__ = exc
                 return
-            logger.info("event statement failed (%s): its replies write alone", type(exc).__name__)
+            # A row the database refuses fails only its own reply, when the replies write alone;
+            # anything else (a permission missing) would quietly turn group commit off.
+            level = logging.INFO if isinstance(exc, psycopg.DataError) else logging.WARNING
+            logger.log(level, "event statement failed (%r): its replies write alone", exc)
             return
         if seqs is None:
-            return  # a chat's turn was taken: its replies write alone, waiting for it
+            return  # a chat's turn or row was taken: its replies write alone, waiting for it
         start = 0
         for slot in slots:
             slot.seqs = seqs[start : start + len(slot.events)]

@@ -252,6 +252,8 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
         # Nor for a chat's row: the events' foreign key check locks it (FOR KEY SHARE, at the
         # commit), and a transaction erasing the chat holds it (FOR UPDATE) until it ends.
         # Taken here, where a locked row is skipped, the check finds the lock already held.
+        # (A row locked after an update of its own transaction could still be waited for;
+        # nothing updates a chat's row.) Locking rows needs UPDATE on the table (README).
         turn = f"bool_and(pg_try_advisory_xact_lock({key}) AND coalesce(k.free, false)) AS free"
         chats += (
             f" LEFT JOIN LATERAL (SELECT true AS free FROM {quote(Chat._meta.db_table)} "

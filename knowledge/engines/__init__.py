@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.utils.module_loading import import_string
 
 from accounts.models import Chatbot
 from knowledge.engines.base import Engine
+
+logger = logging.getLogger(__name__)
 
 ENGINES = {
     "catalog": "knowledge.engines.catalog.CatalogEngine",
@@ -33,9 +37,14 @@ def engines_warm_up() -> None:
     """
     registry = _registry()
     for name in sorted(_engines_in_use(registry)):
-        warm_up = getattr(import_string(registry[name]), "warm_up", None)
-        if warm_up is not None:
-            warm_up()
+        try:
+            warm_up = getattr(import_string(registry[name]), "warm_up", None)
+            if warm_up is not None:
+                warm_up()
+        except Exception:
+            # A worker that fails to boot stops the whole server: the engine's own replies
+            # fail instead (and log why), as they would without the warm-up.
+            logger.exception("engine %r could not be loaded at the worker's start", name)
 
 
 def _engines_in_use(registry: dict[str, str]) -> set[str]:

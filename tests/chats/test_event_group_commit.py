@@ -94,8 +94,8 @@ def test_a_lock_the_statement_would_wait_for_sends_its_replies_to_write_alone(te
         for thread in threads[1:]:
             thread.join(10)
 
-        # Then the others are written (their shared statement gave up within the lock
-        # timeout, each wrote alone), while that chat's reply waits for the row
+        # Then the others are written (their shared statement skipped the locked row and wrote
+        # nothing, each wrote alone), while that chat's reply waits for the row
         assert {name: outcomes.get(name) for name in "1234"} == dict.fromkeys("1234", "written")
         assert threads[0].is_alive() and "0" not in outcomes
         locker.rollback()

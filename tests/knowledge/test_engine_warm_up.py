@@ -9,11 +9,10 @@ import time
 import httpx
 import pytest
 
+from knowledge.engines import engines_warm_up
 from tests.fake_openai import MODEL, Step, fake_openai_server
 from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, shop_build
 from tests.server import start_server
-
-pytestmark = pytest.mark.e2e
 
 # Loading the `openai` engine's libraries on a first reply held the worker for 1.4 s on the
 # benchmark machine; a worker that loaded them at its start answers a health check in
@@ -21,6 +20,7 @@ pytestmark = pytest.mark.e2e
 STALL_SECONDS = 0.5
 
 
+@pytest.mark.e2e
 def test_a_workers_first_reply_does_not_hold_up_its_other_requests(transactional_db, tenant):
     # Given a chatbot on the `openai` engine, and a server worker that has served nothing yet
     shop = shop_build(tenant)
@@ -54,3 +54,16 @@ def test_a_workers_first_reply_does_not_hold_up_its_other_requests(transactional
     # Then the reply reached the model, and no health check waited for it
     assert fake.requests, "the reply never reached the model"
     assert waits and max(waits) < STALL_SECONDS, waits
+
+
+def test_an_engine_that_cannot_be_loaded_does_not_stop_the_workers_start(tenant, settings, caplog):
+    # Given a chatbot on a plugged-in engine whose module is gone
+    settings.ASSISTANT_ENGINES = {"gone": "no_such_package.Engine"}
+    tenant.chatbot.engine = "gone"
+    tenant.chatbot.save()
+
+    # When a worker starts, it loads the engines in use; the others still load
+    engines_warm_up()
+
+    # Then the failure is logged, naming the engine, and nothing is raised
+    assert "engine 'gone' could not be loaded" in caplog.text
