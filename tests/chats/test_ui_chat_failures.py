@@ -8,24 +8,15 @@ import pytest
 
 from chats.models import Message
 from tests.chats.ui_stream import read_chunks, types, ui_chat_body
-from tests.fake_openai import MODEL, Step, fake_openai_server
-from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, shop_build
-from tests.server import start_server
+from tests.fake_openai import Step
+from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, provider_and_server, shop_build
 
 pytestmark = pytest.mark.e2e
 
 
 def test_a_failed_reply_ends_the_stream_with_an_error_chunk(transactional_db, tenant):
     shop = shop_build(tenant)
-    with (
-        fake_openai_server() as fake,
-        start_server(
-            OPENAI_BASE_URL=fake.base_url,
-            OPENAI_API_KEY=PROVIDER_KEY,
-            OPENAI_MODEL=MODEL,
-            ASSISTANT_FALLBACK="off",
-        ) as server,
-    ):
+    with provider_and_server(ASSISTANT_FALLBACK="off") as (fake, server):
         # Given a model that answers with an error
         fake.add(Step(status=500, error_body={"error": {"message": "model down"}}))
         # When the shopper sends a message through the AI SDK endpoint

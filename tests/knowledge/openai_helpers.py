@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
@@ -12,6 +13,7 @@ from chats.models import Chat
 from knowledge.models import Availability, Product
 from tests.factories import ChatFactory, ProductFactory
 from tests.fake_openai import MODEL, FakeOpenAI, fake_openai_server
+from tests.server import LiveServer, start_server
 
 # A key that must never show anywhere but in the Authorization header sent to the provider.
 PROVIDER_KEY = "sk-provider-SECRET-4f9d2c7e1a"
@@ -39,6 +41,18 @@ def provider(settings) -> Iterator[FakeOpenAI]:
         # The stream ends right after replaying the chat's events: tests read it whole.
         settings.SSE_MAX_DURATION_SECONDS = 0
         yield fake
+
+
+@contextmanager
+def provider_and_server(**env: str) -> Iterator[tuple[FakeOpenAI, LiveServer]]:
+    """The fake provider, and the real server (tests/server.py) pointed at it."""
+    with (
+        fake_openai_server() as fake,
+        start_server(
+            OPENAI_BASE_URL=fake.base_url, OPENAI_API_KEY=PROVIDER_KEY, OPENAI_MODEL=MODEL, **env
+        ) as server,
+    ):
+        yield fake, server
 
 
 def shop_build(tenant) -> Shop:

@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from knowledge.engines import engines_warm_up
-from tests.fake_openai import MODEL, Step, fake_openai_server
-from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, shop_build
-from tests.server import start_server
+from tests.fake_openai import Step
+from tests.knowledge.openai_helpers import PAGE, provider_and_server, shop_build
 
 # Loading the `openai` engine's libraries on a first reply held the worker for 1.4 s on the
 # benchmark machine; a worker that loaded them at its start answers a health check in
@@ -25,12 +24,7 @@ def test_a_workers_first_reply_does_not_hold_up_its_other_requests(transactional
     # Given a chatbot on the `openai` engine, and a server worker that has served nothing yet
     shop = shop_build(tenant)
     with (
-        fake_openai_server() as fake,
-        start_server(
-            OPENAI_BASE_URL=fake.base_url,
-            OPENAI_API_KEY=PROVIDER_KEY,
-            OPENAI_MODEL=MODEL,
-        ) as server,
+        provider_and_server() as (fake, server),
         httpx.Client(base_url=server.url, timeout=30) as client,
     ):
         fake.add(Step(text=["Here you go."], stall_before=1.0))

@@ -9,9 +9,8 @@ import httpx
 import pytest
 
 from tests.chats.stream_client import StreamReader, payloads
-from tests.fake_openai import MODEL, Step, fake_openai_server, tools
-from tests.knowledge.openai_helpers import PAGE, PROVIDER_KEY, block, shop_build
-from tests.server import start_server
+from tests.fake_openai import Step, tools
+from tests.knowledge.openai_helpers import PAGE, block, provider_and_server, shop_build
 
 pytestmark = pytest.mark.e2e
 
@@ -23,15 +22,7 @@ def is_final(payload: dict) -> bool:
 def test_text_deltas_are_streamed_as_they_arrive(transactional_db, tenant):
     shop = shop_build(tenant)
     gate = threading.Event()
-    with (
-        fake_openai_server() as fake,
-        start_server(
-            OPENAI_BASE_URL=fake.base_url,
-            OPENAI_API_KEY=PROVIDER_KEY,
-            OPENAI_MODEL=MODEL,
-            OPENAI_TIMEOUT_SECONDS="30",
-        ) as server,
-    ):
+    with provider_and_server(OPENAI_TIMEOUT_SECONDS="30") as (fake, server):
         # Given a model that searches, writes a first sentence, then waits for the test
         fake.add(
             tools(("search_products", {"query": "peakline"})),
