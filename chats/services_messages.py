@@ -51,9 +51,9 @@ UNKNOWN_STORE = "Unknown store code"
 # The engine sees the recent conversation only: enough for follow-ups, cheap to load.
 HISTORY_LIMIT = 30
 DATABASE_ERRORS = (OperationalError, InterfaceError)
-# How long a reply that lost the database keeps trying to write its `failed` event
-# (docs/api.md#add-a-message).
-FAILED_EVENT_RETRY_SECONDS = 30.0
+# How long a reply that lost the database keeps trying to write its `failed` event and its
+# outcome (docs/api.md#add-a-message).
+DATABASE_RETRY_SECONDS = 30.0
 
 
 def store_resolve(*, organization: Organization, store_code: str | None) -> Store | None:
@@ -215,10 +215,19 @@ def _stored(incoming: _Incoming, idempotency_key: str | None) -> AcceptedMessage
             observe=observe,
         )
         if record is not None:
-            idempotency_outcome_save(record=record, outcome=outcome)
+            _outcome_save(record, outcome)
         return outcome
 
     return AcceptedMessage(fresh=True, produce=produce)
+
+
+def _outcome_save(record: IdempotencyRecord, outcome: Outcome) -> None:
+    """Keeps the outcome for retries with the key, also when the reply ended by a database
+    outage that is just over (a retry then gets this outcome, docs/api.md#idempotency)."""
+    when_database_back(
+        lambda: idempotency_outcome_save(record=record, outcome=outcome),
+        what=f"the outcome of idempotency record {record.pk}",
+    )
 
 
 # Read before every reply: compiled once (infrastructure/prepared.py).
@@ -288,7 +297,7 @@ def interrupted_reply_resume(
         store=store,
         observe=observe,
     )
-    idempotency_outcome_save(record=record, outcome=outcome)
+    _outcome_save(record, outcome)
     return outcome
 
 
@@ -341,28 +350,45 @@ def assistant_reply(
 def failed_event_publish_when_back(*, publisher: EventPublisher) -> None:
     """Writes the reply's `failed` event as soon as the database takes it again.
 
-    Gives up (raising the database error: 503) after FAILED_EVENT_RETRY_SECONDS; a retry with
-    the request's Idempotency-Key then ends the reply (`interrupted_reply_resume`).
+    Gives up (raising the database error: 503) after DATABASE_RETRY_SECONDS; a retry with the
+    request's Idempotency-Key then ends the reply (`interrupted_reply_resume`).
     """
-    deadline = time.monotonic() + FAILED_EVENT_RETRY_SECONDS
-    delay = 0.25
     first_try = True
+
+    def publish() -> None:
+        nonlocal first_try
+        if first_try:
+            first_try = False
+            publisher.failed(ASSISTANT_FAILED)
+        else:
+            publisher.flush_end()  # the failed event, and any before it, are still pending
+
+    if not connection.in_atomic_block:
+        connection.close()  # the reply's connection is broken: the pool drops it
+    when_database_back(publish, what=f"the failed event of chat {publisher.chat_id}")
+
+
+def when_database_back(action: Callable[[], None], *, what: str) -> None:
+    """Runs `action`, and again while the database is away, for up to DATABASE_RETRY_SECONDS;
+    then raises the database error (503).
+
+    Also once the database is back: the connection pool reconnects with a growing delay after
+    failed attempts, so for a few seconds it may have no connection to lend.
+    """
+    deadline = time.monotonic() + DATABASE_RETRY_SECONDS
+    delay = 0.25
     while True:
-        if not connection.in_atomic_block:
-            connection.close()  # the pool drops a broken connection; the next query gets a new one
         try:
-            if first_try:
-                first_try = False
-                publisher.failed(ASSISTANT_FAILED)
-            else:
-                publisher.flush_end()  # the failed event, and any before it, are still pending
+            action()
             return
         except DATABASE_ERRORS:
             if time.monotonic() + delay >= deadline:
-                logger.error("the failed event of chat %s could not be written", publisher.chat_id)
+                logger.error("%s could not be written", what)
                 raise
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
+            if not connection.in_atomic_block:
+                connection.close()  # the pool drops a broken connection; the next query gets a new one
 
 
 def reply_run(
