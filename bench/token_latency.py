@@ -8,6 +8,11 @@ over raw sockets (HTTP/1.0, as EventSource reads it) and note when each word fir
 an event. Both clocks are `time.time()` on this machine. Next to it, in the same run, the raw
 PostgreSQL NOTIFY -> LISTEN latency (bench/sse_streams.py's measurement).
 
+Each token's latency is also split at the moment the reply made the event carrying it (the
+event's `created_at`): the reply's part (reading the model's stream) and the delivery's (the
+event writer, the commit, NOTIFY, the listener, the stream's write, the client's read); and
+reported by the token's place in its reply, since the replies of a level start and end together.
+
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/token_bench \\
         .venv/bin/python bench/token_latency.py --levels 1,100
 
@@ -103,10 +108,14 @@ def model_server(port: int, pace: float, tokens: int, ready) -> None:
             for n in range(tokens):
                 time.sleep(pace)
                 word = f"r{reply}t{n}"
-                self.wfile.write(chunk({"content": f" {word}"}))
+                data = chunk({"content": f" {word}"})
+                # Noted before the write: after it, this thread may wait for the GIL behind
+                # the other replies' threads, and the token would look younger than it is.
+                at = time.time()
+                self.wfile.write(data)
                 self.wfile.flush()
                 with lock:
-                    written[word] = time.time()
+                    written[word] = at
             self.wfile.write(chunk({}, "stop") + b"data: [DONE]\n\n")
             self.wfile.flush()
             self.close_connection = True
@@ -141,24 +150,33 @@ class Streams:
         self.tasks.append(asyncio.create_task(self._read(reader, writer)))
 
     async def _read(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        buffer = b""
+        # Only the time and the bytes now: 100 streams share this process's loop, and parsing
+        # one stream's events would delay the next stream's read (and its time) by as much,
+        # which a browser, one EventSource per page, does not have. Parsed once closed.
+        reads: list[tuple[float, bytes]] = []
         try:
             while chunk := await reader.read(65536):
-                now = time.time()
-                buffer += chunk
-                *blocks, buffer = buffer.split(b"\n\n")
-                for block in blocks:
-                    for line in block.split(b"\n"):
-                        if line.startswith(b"data: "):
-                            content = json.loads(line[6:]).get("content") or ""
-                            for word in WORD.finditer(content):
-                                self.arrived.setdefault(word.group(0), now)
+                reads.append((time.time(), chunk))
         finally:
             writer.close()
+            self._note_arrivals(reads)
 
-    def close(self) -> None:
+    def _note_arrivals(self, reads: list[tuple[float, bytes]]) -> None:
+        buffer = b""
+        for at, chunk in reads:
+            buffer += chunk
+            *blocks, buffer = buffer.split(b"\n\n")
+            for block in blocks:
+                for line in block.split(b"\n"):
+                    if line.startswith(b"data: "):
+                        content = json.loads(line[6:]).get("content") or ""
+                        for word in WORD.finditer(content):
+                            self.arrived.setdefault(word.group(0), at)
+
+    async def close(self) -> None:
         for task in self.tasks:
             task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
 async def post_messages(port: int, key: str, chats: list[str], first_reply: int) -> list[int]:
@@ -190,7 +208,7 @@ async def measure(level: int, chats: list[str], key: str, port: int, first_reply
     await asyncio.sleep(0.5)
     statuses = await post_messages(port, key, chats, first_reply)
     await asyncio.sleep(0.5)
-    streams.close()
+    await streams.close()
     return streams.arrived, statuses
 
 
@@ -247,6 +265,26 @@ def text_events(chats: list[str]) -> int:
     return Event.objects.filter(
         chat_id__in=chats, status=EventStatus.IN_PROGRESS, tool_name="", content__isnull=False
     ).count()
+
+
+def rounded_percentile(values: list[float], p: float) -> float | None:
+    return round(percentile(values, p), 2) if values else None
+
+
+def events_made(chats: list[str]) -> dict[str, float]:
+    """When the reply made the text event carrying each word (its `created_at`, set by the
+    reply in Python before the event is written): splits a token's latency into the reply's
+    part and the delivery's (the writer, the commit, NOTIFY, the listener, the stream)."""
+    from chats.models import Event, EventStatus
+
+    made: dict[str, float] = {}
+    events = Event.objects.filter(
+        chat_id__in=chats, status=EventStatus.IN_PROGRESS, tool_name="", content__isnull=False
+    ).values_list("content", "created_at")
+    for content, created_at in events:
+        for word in WORD.finditer(content or ""):
+            made[word.group(0)] = created_at.timestamp()
+    return made
 
 
 def make_fixtures(count: int) -> tuple[str, list[str]]:
@@ -318,6 +356,7 @@ def main() -> None:
             failures = 0
             cpu = db_cpu = model_cpu = client_cpu = 0.0
             events = 0
+            made: dict[str, float] = {}
             for _ in range(args.rounds):
                 batch = chats[next_chat : next_chat + level]
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
@@ -329,21 +368,32 @@ def main() -> None:
                 db_after = database_cpu_seconds()
                 db_cpu += sum(used - db_before.get(pid, 0.0) for pid, used in db_after.items())
                 events += text_events(batch)
+                made.update(events_made(batch))
                 connection.close()
                 arrived.update(seen)
                 next_chat += level
                 failures += sum(status != 201 for status in statuses)
                 raw += raw_notify_latency(database_url, count=200, gap=0.005)
             written = httpx.get(f"http://127.0.0.1:{model_port}/written", timeout=10).json()
-            # A reply's first token also waits for the burst of POSTs that started the replies
-            # (each request's own work: auth, quota, storing the message): reported apart.
+            # The replies of a level start together, so their first tokens also wait for the
+            # burst of POSTs that started them (each request's own work: auth, quota, storing
+            # the message) and their last tokens for the replies ending (storing the answer,
+            # the response): reported apart from the tokens in between.
             first: list[float] = []
-            later: list[float] = []
+            middle: list[float] = []
+            last: list[float] = []
+            to_event: list[float] = []
+            event_to_client: list[float] = []
             for word, at in arrived.items():
-                if word in written:
-                    token = WORD.fullmatch(word)
-                    is_first = token is not None and token.group(2) == "0"
-                    (first if is_first else later).append((at - written[word]) * 1000)
+                if word not in written:
+                    continue
+                index = int(WORD.fullmatch(word).group(2))  # type: ignore[union-attr]
+                position = first if index == 0 else last if index == args.tokens - 1 else middle
+                position.append((at - written[word]) * 1000)
+                if word in made:
+                    to_event.append((made[word] - written[word]) * 1000)
+                    event_to_client.append((at - made[word]) * 1000)
+            later = middle + last
             latencies = first + later
             expected = level * args.rounds * args.tokens
             result = {
@@ -357,13 +407,19 @@ def main() -> None:
                 "model_cpu_ms_per_token": round(model_cpu * 1000 / expected, 3),
                 "client_cpu_ms_per_token": round(client_cpu * 1000 / expected, 3),
                 "load_average": round(os.getloadavg()[0], 1),
-                "token_ms_p50": round(percentile(latencies, 50), 2),
-                "token_ms_p99": round(percentile(latencies, 99), 2),
-                "first_token_ms_p50": round(percentile(first, 50), 2),
-                "first_token_ms_p99": round(percentile(first, 99), 2),
-                "later_tokens_ms_p99": round(percentile(later, 99), 2),
-                "raw_notify_ms_p50": round(percentile(raw, 50), 2),
-                "raw_notify_ms_p99": round(percentile(raw, 99), 2),
+                "token_ms_p50": rounded_percentile(latencies, 50),
+                "token_ms_p99": rounded_percentile(latencies, 99),
+                "first_token_ms_p50": rounded_percentile(first, 50),
+                "first_token_ms_p99": rounded_percentile(first, 99),
+                "later_tokens_ms_p99": rounded_percentile(later, 99),
+                "middle_tokens_ms_p99": rounded_percentile(middle, 99),
+                "last_token_ms_p99": rounded_percentile(last, 99),
+                "model_to_event_ms_p50": rounded_percentile(to_event, 50),
+                "model_to_event_ms_p99": rounded_percentile(to_event, 99),
+                "event_to_client_ms_p50": rounded_percentile(event_to_client, 50),
+                "event_to_client_ms_p99": rounded_percentile(event_to_client, 99),
+                "raw_notify_ms_p50": rounded_percentile(raw, 50),
+                "raw_notify_ms_p99": rounded_percentile(raw, 99),
             }
             result["p99_target_ms"] = round(3 * result["raw_notify_ms_p99"] + 20, 2)
             result["p50_ok"] = result["token_ms_p50"] <= 10
