@@ -56,6 +56,7 @@ def chromium(
 ) -> Iterator[Page]:
     """A fresh browser (its own profile) showing one page of `width` x `height` CSS pixels;
     `mobile` emulates a phone (meta viewport, touch) at `scale` device pixels per CSS pixel."""
+    from django.db import connections
     from playwright.sync_api import sync_playwright
 
     with _django_sync_calls_allowed(), sync_playwright() as playwright:
@@ -71,6 +72,11 @@ def chromium(
             yield context.new_page()
         finally:
             browser.close()
+            # With Playwright's loop running, Django keeps the connections of the test's ORM
+            # calls in this block apart from the test's own (they are local to the loop's
+            # context), and nothing else closes them: left open, the test database cannot be
+            # dropped at the end of the session.
+            connections.close_all()
 
 
 def screenshot(page: Page, name: str) -> Path:

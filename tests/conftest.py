@@ -15,6 +15,7 @@ from accounts.models import ApiKey, Chatbot, Organization
 from accounts.roles import OPERATORS, SUPPORT
 from accounts.services import api_key_issue
 from chats.events import event_writer_close
+from chats.stream.process_hub import shutdown_hub
 from tests.factories import ChatbotFactory, OrganizationFactory
 from tests.server import LiveServer, start_server
 
@@ -106,6 +107,22 @@ def _event_writer_connection_closed() -> Iterator[None]:
     event_writer_close()
 
 
+def _process_connections_closed() -> None:
+    """Closes what this process holds open on the test database besides Django's own
+    connections, before the database is dropped at the end of the session: the event
+    writer's connection and the stream listener's (the hub of in-process stream tests)."""
+    event_writer_close()
+    shutdown_hub(wait_seconds=settings.SSE_POLL_SECONDS + 5)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup) -> Iterator[None]:
+    """pytest-django's test database, with this process's own connections to it closed
+    before it is dropped (a database still in use is not dropped, and pytest warns)."""
+    yield
+    _process_connections_closed()
+
+
 @pytest.fixture(scope="session")
 def committed_database(django_db_setup, django_db_blocker) -> Iterator[None]:
     """The test database, for module fixtures that commit rows for a server process to read.
@@ -124,6 +141,7 @@ def committed_database(django_db_setup, django_db_blocker) -> Iterator[None]:
     try:
         yield
     finally:
+        _process_connections_closed()
         with django_db_blocker.unblock():
             teardown_databases(created, verbosity=0)
 

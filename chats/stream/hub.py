@@ -215,11 +215,15 @@ class Hub:
             self.floor = floor
             self.known = {seq for seq in self.known if seq > floor}
 
-    def stop(self) -> None:
-        """Ends every open stream of this process and stops the listener."""
+    def stop(self, *, wait_seconds: float = 0.0) -> None:
+        """Ends every open stream of this process and stops the listener; waits up to
+        `wait_seconds` for the listener to have closed its connection."""
         with self._lock:
             self.stopped.set()
             subscriptions = [s for group in self._subscriptions.values() for s in group]
             self._subscriptions.clear()
+            thread = self._thread
         for subscription in subscriptions:
             subscription.end()
+        if thread is not None and wait_seconds > 0:
+            thread.join(wait_seconds)

@@ -46,9 +46,10 @@ def hub_subscribe(chat_id: UUID, *, settled: Callable[[datetime], int]) -> Subsc
     return hub.subscribe(chat_id)
 
 
-def shutdown_hub() -> None:
-    """Ends this process's streams cleanly (gunicorn's graceful shutdown calls this)."""
+def shutdown_hub(*, wait_seconds: float = 0.0) -> None:
+    """Ends this process's streams cleanly (gunicorn's graceful shutdown calls this); waits
+    up to `wait_seconds` for its listener to have closed its connection."""
     with _hub_lock:
         hub = _hub if _hub_pid == os.getpid() else None
     if hub is not None:
-        hub.stop()
+        hub.stop(wait_seconds=wait_seconds)
