@@ -388,7 +388,8 @@ def when_database_back(action: Callable[[], None], *, what: str) -> None:
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
             if not connection.in_atomic_block:
-                connection.close()  # the pool drops a broken connection; the next query gets a new one
+                # The pool drops a broken connection; the next query gets a new one.
+                connection.close()
 
 
 def reply_run(
