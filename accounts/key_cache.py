@@ -7,7 +7,10 @@ revocation made in this process drops its entry at once. When an entry goes stal
 request reads the row again while the worker's other requests keep the stale entry, never
 past `MAX_AGE_SECONDS`: without that, every request in flight at that moment queried the
 same row at once, waiting on each other for pool connections (the p99 of a cached GET chat
-was 15-20 times its p50 under load). Only column values are kept: each
+was 15-20 times its p50 under load). Past it, or with no entry yet, the requests that arrive
+while one of them reads the row wait for that read instead of each reading it: a burst after
+a quiet second (100 replies starting at once) costs one query, not one per request. Only
+column values are kept: each
 request gets fresh model instances, and the secret is still checked against the stored hash
 on every request. Unknown prefixes are never cached, so made-up keys cannot grow it.
 """
@@ -15,6 +18,7 @@ on every request. Unknown prefixes are never cached, so made-up keys cannot grow
 from __future__ import annotations
 
 import copy
+import threading
 import time
 from typing import Any
 
@@ -28,10 +32,13 @@ MAX_ENTRIES = 10_000
 # The documented bound (docs/api.md#authentication) on serving a key row that may have been
 # revoked since it was read.
 MAX_AGE_SECONDS = 1.0
+# A request waits this long at most for another's read of its key row, then reads it itself.
+READ_WAIT_SECONDS = 5.0
 
 _Values = dict[str, Any]
 _entries: dict[str, tuple[float, _Values, _Values]] = {}
-_refreshing: set[str] = set()  # prefixes whose row a request of this worker is reading
+# Prefixes whose row a request of this worker is reading -> set when that read ends.
+_reading: dict[str, threading.Event] = {}
 _missing: dict[str, float] = {}  # prefixes that matched no key -> when that was read
 
 
@@ -45,15 +52,28 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
     if missing_since is not None and now - missing_since < ttl:
         return None
     entry = _entries.get(prefix)
+    reading = _reading.get(prefix)
     if entry is not None:
         age = now - entry[0]
-        if age < ttl or (prefix in _refreshing and age < MAX_AGE_SECONDS):
+        if age < ttl or (reading is not None and age < MAX_AGE_SECONDS):
             return _instances(entry[1], entry[2])
-    _refreshing.add(prefix)
+    if reading is not None and reading.wait(READ_WAIT_SECONDS):
+        # Served only if that read started under MAX_AGE_SECONDS ago, as a cached entry is.
+        found = _fresh(prefix, time.monotonic())
+        if found is not _NOT_READ:
+            return found
+    reading = _reading[prefix] = threading.Event()
     try:
-        api_key = _query(prefix)
+        return _read(prefix, now)
     finally:
-        _refreshing.discard(prefix)
+        if _reading.get(prefix) is reading:
+            del _reading[prefix]
+        reading.set()
+
+
+def _read(prefix: str, now: float) -> ApiKey | None:
+    """Queries the row and caches what it found, stamped with `now` (when the read began)."""
+    api_key = _query(prefix)
     if api_key is None:
         _entries.pop(prefix, None)
         if len(_missing) >= MAX_ENTRIES:
@@ -65,6 +85,20 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
         _entries.clear()
     _entries[prefix] = (now, _values(api_key), _values(api_key.organization))
     return api_key
+
+
+_NOT_READ = object()
+
+
+def _fresh(prefix: str, now: float) -> Any:
+    """What the last read of `prefix` found, if it started under MAX_AGE_SECONDS ago."""
+    missing_since = _missing.get(prefix)
+    if missing_since is not None and now - missing_since < MAX_AGE_SECONDS:
+        return None
+    entry = _entries.get(prefix)
+    if entry is not None and now - entry[0] < MAX_AGE_SECONDS:
+        return _instances(entry[1], entry[2])
+    return _NOT_READ
 
 
 def api_key_forget(*, prefix: str) -> None:

@@ -142,10 +142,40 @@ def test_while_one_request_rereads_a_stale_key_the_others_keep_the_entry(tenant)
             assert not thread.is_alive()
 
 
-def _lookup_in_thread(prefix: str) -> threading.Thread:
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="holds a PostgreSQL table lock")
+def test_requests_arriving_while_the_key_is_read_wait_for_that_read(tenant):
+    prefix = tenant.api_key.prefix
+    found: list[object] = []
+    with override_settings(API_KEY_CACHE_SECONDS=0.05):
+        with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+            locker.execute("LOCK TABLE accounts_apikey IN ACCESS EXCLUSIVE MODE")
+            # Given one request reading the (uncached) key row, held up by the lock
+            reading = _lookup_in_thread(prefix, found)
+            _wait_for_a_blocked_query()
+
+            # When more requests for that key arrive meanwhile
+            waiting = [_lookup_in_thread(prefix, found) for _ in range(5)]
+            time.sleep(0.3)
+
+            # Then they wait for that read rather than query the row too
+            assert all(thread.is_alive() for thread in waiting)
+            assert _blocked_queries() == 1
+            locker.rollback()
+
+        # and once it ends, each has the key it read
+        for thread in (reading, *waiting):
+            thread.join(timeout=10)
+            assert not thread.is_alive()
+    assert [getattr(api_key, "prefix", None) for api_key in found] == [prefix] * 6
+
+
+def _lookup_in_thread(prefix: str, found: list | None = None) -> threading.Thread:
     def lookup() -> None:
         try:
-            api_key_lookup(prefix=prefix)
+            api_key = api_key_lookup(prefix=prefix)
+            if found is not None:
+                found.append(api_key)
         finally:
             connection.close()
 
@@ -156,13 +186,17 @@ def _lookup_in_thread(prefix: str) -> threading.Thread:
 
 def _wait_for_a_blocked_query() -> None:
     deadline = time.monotonic() + 10
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                " AND datname = current_database()"
-            )
-            if cursor.fetchone()[0]:
-                return
-            time.sleep(0.01)
+    while time.monotonic() < deadline:
+        if _blocked_queries():
+            return
+        time.sleep(0.01)
     raise AssertionError("the re-read never waited on the lock")
+
+
+def _blocked_queries() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()"
+        )
+        return cursor.fetchone()[0]
