@@ -48,20 +48,18 @@ def api_key_lookup(*, prefix: str) -> ApiKey | None:
     if ttl <= 0:
         return _query(prefix)
     now = time.monotonic()
-    missing_since = _missing.get(prefix)
-    if missing_since is not None and now - missing_since < ttl:
-        return None
-    entry = _entries.get(prefix)
     reading = _reading.get(prefix)
-    if entry is not None:
-        age = now - entry[0]
-        if age < ttl or (reading is not None and age < MAX_AGE_SECONDS):
-            return _instances(entry[1], entry[2])
-    if reading is not None and reading.wait(READ_WAIT_SECONDS):
+    # While a request of this worker reads the row again, its entry is served up to
+    # MAX_AGE_SECONDS old.
+    entry_age = MAX_AGE_SECONDS if reading is not None else ttl
+    found = _cached(prefix, now, missing_age=ttl, entry_age=entry_age)
+    if found is _NOT_READ and reading is not None and reading.wait(READ_WAIT_SECONDS):
         # Served only if that read started under MAX_AGE_SECONDS ago, as a cached entry is.
-        found = _fresh(prefix, time.monotonic())
-        if found is not _NOT_READ:
-            return found
+        found = _cached(
+            prefix, time.monotonic(), missing_age=MAX_AGE_SECONDS, entry_age=MAX_AGE_SECONDS
+        )
+    if found is not _NOT_READ:
+        return found
     reading = _reading[prefix] = threading.Event()
     try:
         return _read(prefix, now)
@@ -90,13 +88,14 @@ def _read(prefix: str, now: float) -> ApiKey | None:
 _NOT_READ = object()
 
 
-def _fresh(prefix: str, now: float) -> Any:
-    """What the last read of `prefix` found, if it started under MAX_AGE_SECONDS ago."""
+def _cached(prefix: str, now: float, *, missing_age: float, entry_age: float) -> Any:
+    """The cached answer for `prefix` (a key, or None for no key) if its read started under
+    the given age ago, else _NOT_READ."""
     missing_since = _missing.get(prefix)
-    if missing_since is not None and now - missing_since < MAX_AGE_SECONDS:
+    if missing_since is not None and now - missing_since < missing_age:
         return None
     entry = _entries.get(prefix)
-    if entry is not None and now - entry[0] < MAX_AGE_SECONDS:
+    if entry is not None and now - entry[0] < entry_age:
         return _instances(entry[1], entry[2])
     return _NOT_READ
 
