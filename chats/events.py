@@ -18,8 +18,12 @@ from chats.models import Chat, Event, EventStatus
 from infrastructure.postgresql.base import closed_by_server
 from infrastructure.postgresql.own_connection import own_connection
 
-# The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>".
+# The PostgreSQL channel the stream's listeners LISTEN on; payload "<chat id>:<seq>", followed
+# by ":" and the JSON array of the event's NOTIFY_COLUMNS when that is at most
+# NOTIFY_EVENT_BYTES long (PostgreSQL refuses a payload of 8000 bytes or more).
 EVENTS_CHANNEL = "chat_events"
+NOTIFY_COLUMNS = ("status", "tool_name", "content", "tool_args", "tool_response", "created_at")
+NOTIFY_EVENT_BYTES = 7800
 # The database is away: the events stay pending, for the caller to write when it is back.
 CONNECTION_ERRORS = (OperationalError, InterfaceError)
 
@@ -235,8 +239,20 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
     columns = ", ".join(quote(str(field.column)) for field in fields)
     values = ", ".join(_column_value(field, index) for index, field in enumerate(fields))
     outputs = ["e.seq"]
+    sources = "e"
     if notify:
-        outputs.append("pg_notify(%s, e.chat_id::text || ':' || e.seq::text)")
+        # The payload carries the event itself when it fits (NOTIFY_EVENT_BYTES), so that the
+        # listeners need not read it back (chats/stream/listener.py).
+        outputs.append(
+            "pg_notify(%s, e.chat_id::text || ':' || e.seq::text "
+            f"|| CASE WHEN octet_length(p.event) <= {NOTIFY_EVENT_BYTES} THEN ':' || p.event "
+            "ELSE '' END)"
+        )
+        sources += (
+            ", LATERAL (SELECT json_build_array("
+            + ", ".join(f"e.{quote(column)}" for column in NOTIFY_COLUMNS)
+            + ")::text AS event) AS p"
+        )
     if own_transaction:
         outputs.append("set_config('synchronous_commit', 'off', true)")
     # One chat's writes take their turns (a lock on each chat until the commit, taken before
@@ -265,8 +281,8 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
         f"WITH turn AS MATERIALIZED (SELECT {turn} FROM {chats}), "
         f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
-        "WHERE turn.free ORDER BY n RETURNING seq, chat_id) "
-        f"SELECT {', '.join(outputs)} FROM e"
+        "WHERE turn.free ORDER BY n RETURNING *) "
+        f"SELECT {', '.join(outputs)} FROM {sources}"
     )
 
 

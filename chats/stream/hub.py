@@ -1,9 +1,9 @@
 """The per-process fan-out of new events to every open stream of that process.
 
 One `Hub` per worker process (`process_hub.py`) knows which chats have open streams. Its listener (see
-`listener.py`) reads new events for all of those chats in one query per wake-up and hands each
-event, framed once, to every subscription of its chat. So the database work grows with the
-number of events, not with the number of open streams.
+`listener.py`) gets new events for all of those chats, from their notifications or in one query
+per wake-up, and hands each event, framed once, to every subscription of its chat. So the
+database work grows with the number of events, not with the number of open streams.
 
 Sequence order is not commit order: a transaction that took a lower `seq` may commit after one
 that took a higher `seq`. The hub therefore never trusts "everything up to the highest seq seen"
@@ -188,13 +188,19 @@ class Hub:
             self.floor = floor
 
     def deliver(
-        self, *, top: int, events: Iterable[Event], full: bool = True, now: float | None = None
+        self,
+        *,
+        top: int | None,
+        events: Iterable[Event],
+        full: bool = True,
+        now: float | None = None,
     ) -> None:
-        """Hands newly read events to their chats' streams and, after a `full` read (of every
+        """Hands new events to their chats' streams and, after a `full` read (of every
         followed chat), moves `floor` forward.
 
         `top` is the highest seq committed when the events were read: every transaction that
-        took a lower seq had started by then.
+        took a lower seq had started by then. None for events that came with their
+        notification, without a read.
         """
         now = time.monotonic() if now is None else now
         for event in events:
@@ -205,7 +211,8 @@ class Hub:
             with self._lock:
                 for subscription in self._subscriptions.get(event.chat_id, ()):
                     subscription.push(delivery)
-        self._marks.append((now, top))
+        if top is not None:
+            self._marks.append((now, top))
         if not full:
             return
         floor = self.floor or 0

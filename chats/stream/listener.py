@@ -2,10 +2,11 @@
 
 On PostgreSQL it has its own psycopg connection (not one of Django's pooled ones) that
 `LISTEN`s on the channel `EventPublisher` notifies: notifications of events of chats with open
-streams wake it, and one query reads those events by their seq. It also reads the unseen events
-of every followed chat every `SSE_POLL_SECONDS`, so a lost notification costs at most that
-long. If the connection drops it reconnects and catches up from the hub's `floor`. On SQLite
-it polls.
+streams wake it. A notification carries its event when the event is small (every text chunk),
+so nothing is read; the others are read by their seqs, in one query per wake-up. It also reads
+the unseen events of every followed chat every `SSE_POLL_SECONDS`, so a lost notification
+costs at most that long. If the connection drops it reconnects and catches up from the hub's
+`floor`. On SQLite it polls.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+import orjson
 from django.conf import settings
 from django.db import connection as django_connection
 from django.db.models import Max
 
-from chats.events import EVENTS_CHANNEL
+from chats.events import EVENTS_CHANNEL, NOTIFY_COLUMNS
 from chats.models import Event
 from chats.stream.hub import Hub
 from infrastructure.postgresql.own_connection import own_connection
@@ -49,7 +52,7 @@ class PollingSource:
     def close(self) -> None:
         django_connection.close()
 
-    def wait(self, hub: Hub, timeout: float) -> set[tuple[UUID, int]] | None:
+    def wait(self, hub: Hub, timeout: float) -> list[str] | None:
         hub.stopped.wait(timeout)
         return None
 
@@ -107,20 +110,17 @@ class PostgresSource:
             finally:
                 self.conn = None
 
-    def wait(self, hub: Hub, timeout: float) -> set[tuple[UUID, int]] | None:
-        """The (chat, seq) pairs notified within `timeout`, or None when none came.
+    def wait(self, hub: Hub, timeout: float) -> list[str] | None:
+        """The payloads notified within `timeout`, or None when none came.
 
         `notifies()` holds the connection while it runs, so it is always given a timeout;
         notifications that arrive during a query are kept by psycopg and returned here.
         """
-        received: set[tuple[UUID, int]] = set()
-        for notify in self.conn.notifies(timeout=timeout, stop_after=1):
-            received.add(_parse(notify.payload))
+        received = [notify.payload for notify in self.conn.notifies(timeout=timeout, stop_after=1)]
         if not received:
             return None
-        # Take everything already waiting, so a burst costs one query.
-        for notify in self.conn.notifies(timeout=0):
-            received.add(_parse(notify.payload))
+        # Take everything already waiting, so a burst costs at most one query.
+        received += [notify.payload for notify in self.conn.notifies(timeout=0)]
         return received
 
     def fetch(
@@ -145,12 +145,36 @@ def _top_and_events(rows: list[Any]) -> tuple[int, list[Event]]:
     return top, events
 
 
-def _parse(payload: str) -> tuple[UUID, int]:
-    chat_id, _, seq = payload.partition(":")
+def _notified(hub: Hub, payloads: list[str]) -> tuple[list[Event], list[int]]:
+    """The notified events of chats that have streams here, not delivered yet: those whose
+    payload carries them, and the seqs of those to read (too large for a payload)."""
+    events: list[Event] = []
+    seqs: list[int] = []
+    for payload in payloads:
+        chat, _, rest = payload.partition(":")
+        seq, _, columns = rest.partition(":")
+        try:
+            chat_id, number = UUID(chat), int(seq)
+        except ValueError:
+            continue
+        if not (hub.follows(chat_id) and hub.is_new(number)):
+            continue
+        event = _event(chat_id, number, columns) if columns else None
+        if event is None:
+            seqs.append(number)
+        else:
+            events.append(event)
+    return events, seqs
+
+
+def _event(chat_id: UUID, seq: int, columns: str) -> Event | None:
+    """The event a payload carries; None when it does not hold one (then it is read)."""
     try:
-        return UUID(chat_id), int(seq)
-    except ValueError:
-        return UUID(int=0), 0
+        values = dict(zip(NOTIFY_COLUMNS, orjson.loads(columns), strict=True))
+        values["created_at"] = datetime.fromisoformat(values["created_at"])
+    except (TypeError, ValueError):
+        return None
+    return Event(seq=seq, chat_id=chat_id, **values)
 
 
 def make_source() -> PostgresSource | PollingSource:
@@ -192,12 +216,15 @@ def _listen(hub: Hub, source: PostgresSource | PollingSource, poll_seconds: floa
     while not hub.stopped.is_set():
         notified = source.wait(hub, max(0.0, next_poll - time.monotonic()))
         if notified is not None:
-            # Only the notified events of chats that have streams here, not read yet: read by
-            # their seqs, the query's cost grows neither with the chats followed nor with the
-            # events read recently (`known`).
-            seqs = [seq for chat_id, seq in notified if hub.follows(chat_id) and hub.is_new(seq)]
+            # Only the notified events of chats that have streams here, not read yet; those
+            # too large for their payload read by their seqs, so the query's cost grows neither
+            # with the chats followed nor with the events read recently (`known`).
+            events, seqs = _notified(hub, notified)
+            top = None
             if seqs:
-                top, events = source.fetch_seqs(seqs)
+                top, read = source.fetch_seqs(seqs)
+                events = sorted([*events, *read], key=lambda event: event.seq)
+            if events or top is not None:
                 hub.deliver(top=top, events=events, full=False)
         if time.monotonic() >= next_poll:
             _refresh(hub, source)

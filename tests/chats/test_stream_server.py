@@ -5,13 +5,14 @@ Each test starts its own gunicorn + gevent server with the settings it needs.
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
 import pytest
 from django.db import connection
 
-from chats.events import EventPublisher
+from chats.events import EVENTS_CHANNEL, EventPublisher, event_payload
 from tests.chats.stream_client import StreamReader
 from tests.factories import ChatFactory
 from tests.server import start_server
@@ -115,4 +116,31 @@ def test_two_servers_on_one_database_stream_each_others_events(tenant, chat):
         finally:
             on_first.close()
             on_second.close()
+    connection.close()
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="notifications are PostgreSQL's LISTEN/NOTIFY"
+)
+def test_events_small_and_large_arrive_live_past_stray_notifications(tenant, chat):
+    # Polling once a minute: within the test's timeouts, events come by their notifications
+    # only. A small event travels inside its notification; one too large for a NOTIFY payload
+    # (8000 bytes) is read by its seq.
+    large = {"products": [{"id": str(n), "title": "ünïcode " * 20} for n in range(100)]}
+    with (
+        start_server(SSE_POLL_SECONDS="60") as server,
+        StreamReader(url(server, chat), {"x-api-key": tenant.key}) as reader,
+    ):
+        publisher = EventPublisher(chat_id=chat.id)
+        sent = [publisher.chunk("naïve 🙂\nline "), publisher.tool_finished("search", {}, large)]
+        with connection.cursor() as cursor:
+            for stray in ("garbage", f"{chat.id}:x", f"{chat.id}:{10**12}:[not json", ":1:[]"):
+                cursor.execute("SELECT pg_notify(%s, %s)", [EVENTS_CHANNEL, stray])
+        sent.append(publisher.completed("done"))
+        received = reader.events(3, timeout=10)
+    assert [event.id for event in received] == [event.event_id for event in sent]
+    assert [json.loads(event.data) for event in received] == [
+        json.loads(json.dumps(event_payload(event))) for event in sent
+    ]
+    assert len(received[1].data) > 8000
     connection.close()
