@@ -114,14 +114,12 @@ class PostgresSource:
         """The payloads notified within `timeout`, or None when none came.
 
         `notifies()` holds the connection while it runs, so it is always given a timeout;
-        notifications that arrive during a query are kept by psycopg and returned here.
+        notifications that arrive during a query are kept by psycopg and returned here. It
+        returns every notification of the packets read at once, so a burst comes together
+        without a second call (which would cost a wake-up a third more CPU).
         """
         received = [notify.payload for notify in self.conn.notifies(timeout=timeout, stop_after=1)]
-        if not received:
-            return None
-        # Take everything already waiting, so a burst costs at most one query.
-        received += [notify.payload for notify in self.conn.notifies(timeout=0)]
-        return received
+        return received or None
 
     def fetch(
         self, *, chats: list[UUID], floor: int, known: Iterable[int]
