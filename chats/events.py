@@ -239,8 +239,10 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
     columns = ", ".join(quote(str(field.column)) for field in fields)
     values = ", ".join(_column_value(field, index) for index, field in enumerate(fields))
     outputs = ["e.seq"]
+    returning = ["seq", "chat_id"]
     sources = "e"
     if notify:
+        returning += NOTIFY_COLUMNS
         # The payload carries the event itself when it fits (NOTIFY_EVENT_BYTES), so that the
         # listeners need not read it back (chats/stream/listener.py).
         outputs.append(
@@ -281,7 +283,7 @@ def _insert_sql(*, notify: bool, own_transaction: bool, grouped: bool) -> str:
         f"WITH turn AS MATERIALIZED (SELECT {turn} FROM {chats}), "
         f"e AS (INSERT INTO {quote(Event._meta.db_table)} ({columns}) "
         f"SELECT {values} FROM turn, jsonb_array_elements(%s::jsonb) WITH ORDINALITY AS r(item, n) "
-        "WHERE turn.free ORDER BY n RETURNING *) "
+        f"WHERE turn.free ORDER BY n RETURNING {', '.join(map(quote, returning))}) "
         f"SELECT {', '.join(outputs)} FROM {sources}"
     )
 
