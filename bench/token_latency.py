@@ -18,6 +18,12 @@ reported by the token's place in its reply, since the replies of a level start a
 
 Targets: p50 at most 10 ms; p99 at most 3 x the raw NOTIFY p99 + 20 ms.
 
+By default the replies of a round start at once, so their starts and ends come in bursts.
+`--arrivals staggered` holds the level instead: each chat sends its messages one after the
+other, the chats' first ones spread over one reply's time, so that the level's replies stream at
+once all along and start and end at an even rate (100 chats with 200-token replies at 40 ms a
+token: 12.5 replies start a second); only the replies of that middle part are measured.
+
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
 coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
 serving the database, of the model server and of the clients (this process), and the load
@@ -216,6 +222,32 @@ async def measure(level: int, chats: list[str], key: str, port: int, first_reply
     return streams.arrived, statuses
 
 
+async def measure_staggered(
+    chats: list[str], key: str, port: int, first_reply: int, rounds: int, reply_seconds: float
+):
+    """Each chat sends `rounds` messages one after the other, each once the last is answered,
+    the chats starting `reply_seconds / len(chats)` apart: after the first reply's time, all
+    of them are streaming at once, and replies start and end at an even rate. Reply numbers:
+    `first_reply + round * len(chats) + chat index`."""
+    streams = Streams(port, key)
+    await asyncio.gather(*(streams.open(chat) for chat in chats))
+    await asyncio.sleep(0.5)
+    gap = reply_seconds / len(chats)
+
+    async def converse(index: int, chat_id: str) -> list[int]:
+        await asyncio.sleep(index * gap)
+        statuses = []
+        for number in range(rounds):
+            reply = first_reply + number * len(chats) + index
+            statuses += await post_messages(port, key, [chat_id], reply)
+        return statuses
+
+    statuses = await asyncio.gather(*(converse(i, chat) for i, chat in enumerate(chats)))
+    await asyncio.sleep(0.5)
+    await streams.close()
+    return streams.arrived, [status for chat in statuses for status in chat]
+
+
 def process_cpu_seconds(pid: int | None = None) -> float:
     """CPU time (user + system) one process used so far (this one when `pid` is None)."""
     import psutil
@@ -315,6 +347,15 @@ def main() -> None:
     # A reply holds a database connection from its start to its end: 100 replies at once
     # need 100 connections, or they queue for the pool (which delays replies, not tokens).
     parser.add_argument("--pool", default="60", help="DB_POOL_MAX_SIZE per worker")
+    parser.add_argument(
+        "--arrivals",
+        choices=("together", "staggered"),
+        default="together",
+        help="together: each round's replies start at once; staggered: each chat sends its "
+        "rounds' messages one after the other, the chats' starts spread over one reply's "
+        "time, and only the replies while all chats stream count (not the first and last "
+        "of each chat, with 3 rounds or more)",
+    )
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
     database_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
@@ -364,11 +405,22 @@ def main() -> None:
             cpu = db_cpu = model_cpu = client_cpu = 0.0
             events = 0
             made: dict[str, float] = {}
-            for _ in range(args.rounds):
+            staggered = args.arrivals == "staggered"
+            counted: set[int] | None = None
+            if staggered and args.rounds >= 3:
+                counted = set(range(next_chat + level, next_chat + level * (args.rounds - 1)))
+            for _ in range(1 if staggered else args.rounds):
                 batch = chats[next_chat : next_chat + level]
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
                 model_before, client_before = process_cpu_seconds(model.pid), process_cpu_seconds()
-                seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
+                if staggered:
+                    reply_seconds = args.tokens * args.pace_ms / 1000
+                    session = measure_staggered(
+                        batch, key, api_port, next_chat, args.rounds, reply_seconds
+                    )
+                    seen, statuses = asyncio.run(session)
+                else:
+                    seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
                 cpu += server_cpu_seconds(server) - cpu_before
                 model_cpu += process_cpu_seconds(model.pid) - model_before
                 client_cpu += process_cpu_seconds() - client_before
@@ -378,9 +430,11 @@ def main() -> None:
                 made.update(events_made(batch))
                 connection.close()
                 arrived.update(seen)
-                next_chat += level
+                next_chat += level * (args.rounds if staggered else 1)
                 failures += sum(status != 201 for status in statuses)
-                raw += raw_notify_latency(database_url, count=200, gap=0.005)
+                raw += raw_notify_latency(
+                    database_url, count=200 * (args.rounds if staggered else 1), gap=0.005
+                )
             written = httpx.get(f"http://127.0.0.1:{model_port}/written", timeout=10).json()
             # The replies of a level start together, so their first tokens also wait for the
             # burst of POSTs that started them (each request's own work: auth, quota, storing
@@ -394,7 +448,9 @@ def main() -> None:
             for word, at in arrived.items():
                 if word not in written:
                     continue
-                index = int(WORD.fullmatch(word).group(2))  # type: ignore[union-attr]
+                reply, index = map(int, WORD.fullmatch(word).groups())  # type: ignore[union-attr]
+                if counted is not None and reply not in counted:
+                    continue
                 position = first if index == 0 else last if index == args.tokens - 1 else middle
                 position.append((at - written[word]) * 1000)
                 if word in made:
@@ -402,17 +458,20 @@ def main() -> None:
                     event_to_client.append((at - made[word]) * 1000)
             later = middle + last
             latencies = first + later
-            expected = level * args.rounds * args.tokens
+            tokens_written = level * args.rounds * args.tokens
+            expected = len(counted) * args.tokens if counted is not None else tokens_written
             result = {
                 "replies_at_once": level,
+                "arrivals": args.arrivals,
+                "tokens_written": tokens_written,
                 "tokens_measured": len(latencies),
                 "tokens_expected": expected,
                 "failed_replies": failures,
                 "text_events": events,
-                "server_cpu_ms_per_token": round(cpu * 1000 / expected, 3),
-                "database_cpu_ms_per_token": round(db_cpu * 1000 / expected, 3),
-                "model_cpu_ms_per_token": round(model_cpu * 1000 / expected, 3),
-                "client_cpu_ms_per_token": round(client_cpu * 1000 / expected, 3),
+                "server_cpu_ms_per_token": round(cpu * 1000 / tokens_written, 3),
+                "database_cpu_ms_per_token": round(db_cpu * 1000 / tokens_written, 3),
+                "model_cpu_ms_per_token": round(model_cpu * 1000 / tokens_written, 3),
+                "client_cpu_ms_per_token": round(client_cpu * 1000 / tokens_written, 3),
                 "load_average": round(os.getloadavg()[0], 1),
                 "token_ms_p50": rounded_percentile(latencies, 50),
                 "token_ms_p99": rounded_percentile(latencies, 99),
