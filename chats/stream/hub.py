@@ -188,19 +188,13 @@ class Hub:
             self.floor = floor
 
     def deliver(
-        self,
-        *,
-        top: int | None,
-        events: Iterable[Event],
-        full: bool = True,
-        now: float | None = None,
+        self, *, top: int, events: Iterable[Event], full: bool = True, now: float | None = None
     ) -> None:
         """Hands new events to their chats' streams and, after a `full` read (of every
         followed chat), moves `floor` forward.
 
-        `top` is the highest seq committed when the events were read: every transaction that
-        took a lower seq had started by then. None for events that came with their
-        notification, without a read.
+        `top` is a seq committed when the events were read or notified (the highest one, for
+        a read): every transaction that took a lower seq had started by then.
         """
         now = time.monotonic() if now is None else now
         for event in events:
@@ -211,8 +205,7 @@ class Hub:
             with self._lock:
                 for subscription in self._subscriptions.get(event.chat_id, ()):
                     subscription.push(delivery)
-        if top is not None:
-            self._marks.append((now, top))
+        self._marks.append((now, top))
         if not full:
             return
         floor = self.floor or 0

@@ -218,11 +218,14 @@ def _listen(hub: Hub, source: PostgresSource | PollingSource, poll_seconds: floa
             # too large for their payload read by their seqs, so the query's cost grows neither
             # with the chats followed nor with the events read recently (`known`).
             events, seqs = _notified(hub, notified)
-            top = None
+            # An event that came with its notification is committed: every transaction that
+            # took a lower seq had started by then, which is what the hub's `top` stands for.
+            top = max((event.seq for event in events), default=None)
             if seqs:
-                top, read = source.fetch_seqs(seqs)
+                read_top, read = source.fetch_seqs(seqs)
+                top = read_top if top is None else max(top, read_top)
                 events = sorted([*events, *read], key=lambda event: event.seq)
-            if events or top is not None:
+            if top is not None:
                 hub.deliver(top=top, events=events, full=False)
         if time.monotonic() >= next_poll:
             _refresh(hub, source)
