@@ -178,7 +178,7 @@ class Hub:
         return chat_id in self._subscriptions
 
     def is_new(self, seq: int) -> bool:
-        """Whether a notified event still has to be read."""
+        """Whether a notified event still has to be delivered."""
         return seq not in self.known and (self.floor is None or seq > self.floor)
 
     def start(self, floor: int) -> None:
@@ -208,9 +208,13 @@ class Hub:
         self._marks.append((now, top))
         if not full:
             return
-        floor = self.floor or 0
+        floor = marked = self.floor or 0
         while self._marks and self._marks[0][0] <= now - LATE_COMMIT_SECONDS:
-            floor = max(floor, self._marks.popleft()[1])
+            marked = max(marked, self._marks.popleft()[1])
+        # Never past what this read found committed: a mark above it came from a notification
+        # no insert sent (any role that can connect may NOTIFY), and a floor there would keep
+        # every later event from the streams.
+        floor = max(floor, min(marked, top))
         if floor != self.floor:
             self.floor = floor
             self.known = {seq for seq in self.known if seq > floor}

@@ -2,8 +2,8 @@
 
 On PostgreSQL it has its own psycopg connection (not one of Django's pooled ones) that
 `LISTEN`s on the channel `EventPublisher` notifies: notifications of events of chats with open
-streams wake it. A notification carries its event when the event is small (every text chunk),
-so nothing is read; the others are read by their seqs, in one query per wake-up. It also reads
+streams wake it. A notification carries its event when the event is small (text chunks), so
+nothing is read; the others are read by their seqs, in one query per wake-up. It also reads
 the unseen events of every followed chat every `SSE_POLL_SECONDS`, so a lost notification
 costs at most that long. If the connection drops it reconnects and catches up from the hub's
 `floor`. On SQLite it polls.
@@ -31,16 +31,8 @@ from infrastructure.postgresql.own_connection import own_connection
 logger = logging.getLogger("chats.stream")
 
 RECONNECT_DELAYS = (0.2, 0.5, 1.0, 2.0, 5.0)
-_COLUMNS = (
-    "seq",
-    "chat_id",
-    "status",
-    "tool_name",
-    "content",
-    "tool_args",
-    "tool_response",
-    "created_at",
-)
+# A read's columns: a notification carries the same ones after its chat and seq.
+_COLUMNS = ("seq", "chat_id", *NOTIFY_COLUMNS)
 
 
 class PollingSource:
@@ -143,23 +135,43 @@ def _top_and_events(rows: list[Any]) -> tuple[int, list[Event]]:
     return top, events
 
 
-def _notified(hub: Hub, payloads: list[str]) -> tuple[list[Event], list[int]]:
+def _notified_events(
+    hub: Hub, source: PostgresSource | PollingSource, payloads: list[str]
+) -> tuple[int, list[Event]] | None:
+    """The notified events of chats that have streams here, not delivered yet, in seq order,
+    and a seq committed by now (the hub's `top`); None when there are none.
+
+    Those too large for their payload are read by their seqs, so the query's cost grows
+    neither with the chats followed nor with the events read recently (`known`). Those that
+    came in their payload are committed, so the highest of their seqs is such a `top`; they
+    come in commit order, which for one chat is seq order (chats/events.py takes each chat's
+    turn before its seqs)."""
+    events, seqs = _carried(hub, payloads)
+    if seqs:
+        top, read = source.fetch_seqs(seqs)  # the highest seq committed: above the carried
+        return top, sorted([*events, *read], key=lambda event: event.seq)
+    if events:
+        return max(event.seq for event in events), events
+    return None
+
+
+def _carried(hub: Hub, payloads: list[str]) -> tuple[list[Event], list[int]]:
     """The notified events of chats that have streams here, not delivered yet: those whose
     payload carries them, and the seqs of those to read (too large for a payload)."""
     events: list[Event] = []
     seqs: list[int] = []
     for payload in payloads:
-        chat, _, rest = payload.partition(":")
-        seq, _, columns = rest.partition(":")
+        chat_text, _, rest = payload.partition(":")
+        seq_text, _, columns = rest.partition(":")
         try:
-            chat_id, number = UUID(chat), int(seq)
+            chat_id, seq = UUID(chat_text), int(seq_text)
         except ValueError:
             continue
-        if not (hub.follows(chat_id) and hub.is_new(number)):
+        if not (hub.follows(chat_id) and hub.is_new(seq)):
             continue
-        event = _event(chat_id, number, columns) if columns else None
+        event = _event(chat_id, seq, columns) if columns else None
         if event is None:
-            seqs.append(number)
+            seqs.append(seq)
         else:
             events.append(event)
     return events, seqs
@@ -213,20 +225,9 @@ def _listen(hub: Hub, source: PostgresSource | PollingSource, poll_seconds: floa
     next_poll = time.monotonic() + poll_seconds
     while not hub.stopped.is_set():
         notified = source.wait(hub, max(0.0, next_poll - time.monotonic()))
-        if notified is not None:
-            # Only the notified events of chats that have streams here, not read yet; those
-            # too large for their payload read by their seqs, so the query's cost grows neither
-            # with the chats followed nor with the events read recently (`known`).
-            events, seqs = _notified(hub, notified)
-            # An event that came with its notification is committed: every transaction that
-            # took a lower seq had started by then, which is what the hub's `top` stands for.
-            top = max((event.seq for event in events), default=None)
-            if seqs:
-                read_top, read = source.fetch_seqs(seqs)
-                top = read_top if top is None else max(top, read_top)
-                events = sorted([*events, *read], key=lambda event: event.seq)
-            if top is not None:
-                hub.deliver(top=top, events=events, full=False)
+        if notified is not None and (new := _notified_events(hub, source, notified)):
+            top, events = new
+            hub.deliver(top=top, events=events, full=False)
         if time.monotonic() >= next_poll:
             _refresh(hub, source)
             next_poll = time.monotonic() + poll_seconds

@@ -5,14 +5,15 @@ Each test starts its own gunicorn + gevent server with the settings it needs.
 
 from __future__ import annotations
 
-import json
 import time
 
 import httpx
+import orjson
 import pytest
 from django.db import connection
 
 from chats.events import EVENTS_CHANNEL, EventPublisher, event_payload
+from chats.stream.hub import LATE_COMMIT_SECONDS
 from tests.chats.stream_client import StreamReader
 from tests.factories import ChatFactory
 from tests.server import start_server
@@ -139,8 +140,33 @@ def test_events_small_and_large_arrive_live_past_stray_notifications(tenant, cha
         sent.append(publisher.completed("done"))
         received = reader.events(3, timeout=10)
     assert [event.id for event in received] == [event.event_id for event in sent]
-    assert [json.loads(event.data) for event in received] == [
-        json.loads(json.dumps(event_payload(event))) for event in sent
+    assert [event.data for event in received] == [
+        orjson.dumps(event_payload(event)).decode() for event in sent
     ]
     assert len(received[1].data) > 8000
+    connection.close()
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="notifications are PostgreSQL's LISTEN/NOTIFY"
+)
+def test_a_notification_no_insert_sent_does_not_keep_later_events_away(tenant, chat):
+    # Any role that can connect may NOTIFY on the channel. A well-formed payload naming a seq
+    # far ahead must not become the listener's floor once LATE_COMMIT_SECONDS have passed,
+    # which would keep every later event from the streams.
+    columns = '["in_progress", "", "stray", null, null, "2026-01-01T00:00:00+00:00"]'
+    with (
+        start_server(SSE_POLL_SECONDS="0.2") as server,
+        StreamReader(url(server, chat), {"x-api-key": tenant.key}) as reader,
+    ):
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_notify(%s, %s)", [EVENTS_CHANNEL, f"{chat.id}:{2**62}:{columns}"]
+            )
+        time.sleep(LATE_COMMIT_SECONDS + 1)
+        sent = EventPublisher(chat_id=chat.id).chunk("after")
+        received = reader.events_until(
+            lambda payload: payload.get("content") == "after", timeout=10
+        )
+    assert received[-1].id == sent.event_id
     connection.close()
