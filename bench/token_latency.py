@@ -22,7 +22,8 @@ By default the replies of a round start at once, so their starts and ends come i
 `--arrivals staggered` holds the level instead: each chat sends its messages one after the
 other, the chats' first ones spread over one reply's time, so that the level's replies stream at
 once all along and start and end at an even rate (100 chats with 200-token replies at 40 ms a
-token: 12.5 replies start a second); only the replies of that middle part are measured.
+token: 12.5 replies start a second); with 3 rounds or more, only the replies of that middle
+part (not each chat's first and last) are measured.
 
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
 coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
@@ -436,10 +437,10 @@ def main() -> None:
                     database_url, count=200 * (args.rounds if staggered else 1), gap=0.005
                 )
             written = httpx.get(f"http://127.0.0.1:{model_port}/written", timeout=10).json()
-            # The replies of a level start together, so their first tokens also wait for the
+            # When the replies of a level start together, their first tokens also wait for the
             # burst of POSTs that started them (each request's own work: auth, quota, storing
             # the message) and their last tokens for the replies ending (storing the answer,
-            # the response): reported apart from the tokens in between.
+            # the response): reported apart from the tokens in between, in either mode.
             first: list[float] = []
             middle: list[float] = []
             last: list[float] = []
