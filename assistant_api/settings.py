@@ -400,6 +400,15 @@ SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
 # A process's replies hand their events to its event writer, which writes every waiting
 # reply's in one statement (chats/event_writer.py); off: each reply writes its own.
 EVENT_GROUP_COMMIT = env_bool("EVENT_GROUP_COMMIT", True)
+# How many messages a worker accepts at once, the others waiting in a line per organization
+# (chats/message_turns.py); 0: no limit. A turn that lasts longer than MESSAGE_TURN_LEASE_MS
+# no longer keeps the next message out.
+MESSAGE_TURNS = env_int("MESSAGE_TURNS", 1)
+MESSAGE_TURN_LEASE_MS = env_int("MESSAGE_TURN_LEASE_MS", 100)
+if MESSAGE_TURNS < 0 or not 1 <= MESSAGE_TURN_LEASE_MS <= 60_000:
+    raise ImproperlyConfigured(
+        "MESSAGE_TURNS must be 0 or more and MESSAGE_TURN_LEASE_MS between 1 and 60000"
+    )
 # Server workers add PDP question-set request counts to the database this often (seconds);
 # 0 writes each request's count at once (knowledge/pdp/counting.py).
 PDP_COUNT_FLUSH_SECONDS = float(os.environ.get("PDP_COUNT_FLUSH_SECONDS", "1.0"))

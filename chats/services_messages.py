@@ -33,6 +33,7 @@ from chats.message_insert import user_message_store
 from chats.models import Chat, IdempotencyRecord, Message, MessageType
 from chats.serializers import MessageOutput
 from infrastructure.prepared import PreparedQuery
+from infrastructure.turns import held_turn_end
 from knowledge.engines import engine_for
 from knowledge.engines.base import (
     EngineError,
@@ -40,6 +41,7 @@ from knowledge.engines.base import (
     Reply,
     ReplyRequest,
     answers_at_once,
+    ends_its_turn,
 )
 from knowledge.models import Store
 
@@ -419,6 +421,8 @@ def reply_run(
             current_url=user_message.current_url,
             store=store,
         )
+        if not ends_its_turn(engine):
+            held_turn_end()
         reply = engine.reply(request, publisher)
         publisher.flush()  # an engine that ended without `completed`: still nothing is lost
         answer = answer_store(chat=chat, user_message=user_message, reply=reply)

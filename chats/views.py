@@ -28,6 +28,7 @@ from assistant_api.viewsets import ApiViewSet
 from chats.feedback import feedback_delete, feedback_set
 from chats.history_cache import cached_page, page_store
 from chats.idempotency import idempotency_key_clean
+from chats.message_turns import message_turn
 from chats.models import Chat
 from chats.pagination import envelope, page_params
 from chats.selectors import chat_get, message_page
@@ -109,17 +110,18 @@ class ChatMessageViewSet(ApiViewSet):
         summary="Add Message to Chat",
     )
     def create(self, request: Request, chatId: str) -> Response:
-        chat = chat_get(organization=request_organization(request), chat_id=chatId, fresh=True)
-        data = validated(MessageCreateInput, request.data)
-        outcome = message_create(
-            organization=request_organization(request),
-            chat=chat,
-            content=data["message"],
-            current_url=data["currentUrl"],
-            store_code=request.query_params.get("store"),
-            idempotency_key=idempotency_key_clean(request.headers.get("Idempotency-Key")),
-        )
         organization = request_organization(request)
+        with message_turn(organization.pk):
+            chat = chat_get(organization=organization, chat_id=chatId, fresh=True)
+            data = validated(MessageCreateInput, request.data)
+            outcome = message_create(
+                organization=organization,
+                chat=chat,
+                content=data["message"],
+                current_url=data["currentUrl"],
+                store_code=request.query_params.get("store"),
+                idempotency_key=idempotency_key_clean(request.headers.get("Idempotency-Key")),
+            )
         headers = quota_headers(organization=organization) if outcome.status_code == 201 else {}
         return Response(outcome.body, status=outcome.status_code, headers=headers)
 

@@ -32,6 +32,7 @@ from assistant_api.exception_handlers import error_response
 from assistant_api.middleware import json_error
 from assistant_api.throttling import key_rate_limit
 from chats.idempotency import Outcome
+from chats.message_turns import message_turn
 from chats.models import Chat
 from chats.selectors import chat_get
 from chats.services_messages import (
@@ -66,15 +67,16 @@ def ui_chat(request: HttpRequest) -> HttpResponseBase:
         api_key = request_chat_key(request, body_chat_id(body) or "")
         key_rate_limit(api_key)
         message = ui_chat_message(body, request)
-        chat = chat_get(organization=api_key.organization, chat_id=message.chat_id, fresh=True)
-        accepted = message_accept(
-            organization=api_key.organization,
-            chat=chat,
-            content=message.text,
-            current_url=message.current_url,
-            store_code=message.store_code,
-            idempotency_key=message.idempotency_key,
-        )
+        with message_turn(api_key.organization_id):
+            chat = chat_get(organization=api_key.organization, chat_id=message.chat_id, fresh=True)
+            accepted = message_accept(
+                organization=api_key.organization,
+                chat=chat,
+                content=message.text,
+                current_url=message.current_url,
+                store_code=message.store_code,
+                idempotency_key=message.idempotency_key,
+            )
     except Exception as exc:
         return error_response(exc, request)
     if accepted.fresh:

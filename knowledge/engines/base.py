@@ -93,3 +93,13 @@ def answers_at_once(engine: Engine) -> bool:
 
     An engine says so with a true `answers_at_once` attribute; any other publishes live."""
     return bool(getattr(engine, "answers_at_once", False))
+
+
+def ends_its_turn(engine: Engine) -> bool:
+    """Whether the engine ends the message's turn itself (docs/scaling.md#messages-take-turns),
+    with `infrastructure.turns.held_turn_end()` just before it first waits on a network
+    service, so that its own preparation runs in the turn. Any other engine starts its reply
+    after the turn.
+
+    An engine says so with a true `ends_its_turn` attribute."""
+    return bool(getattr(engine, "ends_its_turn", False))

@@ -45,6 +45,7 @@ class OpenAIEngine:
     """Answers with any server speaking the OpenAI Chat Completions protocol."""
 
     warm_up = staticmethod(client_warm_up)  # knowledge/engines/__init__.py, engines_warm_up
+    ends_its_turn = True  # before each model request (stream.py, round_stream)
 
     def reply(self, request: ReplyRequest, publisher: EventSink) -> Reply:
         config = config_load()

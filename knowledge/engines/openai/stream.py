@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import openai
 
+from infrastructure.turns import held_turn_end
 from knowledge.engines.openai.config import OpenAIConfig, request_timeout
 from knowledge.engines.openai.failures import (
     BAD_RESPONSE,
@@ -55,6 +56,7 @@ def round_stream(
         raise _timeout(config)
     calls: dict[int, ToolCall] = {}
     finished = False
+    held_turn_end()  # the next message goes in while this reply waits on the model
     try:
         # No tools at all rather than an empty list, which some servers refuse.
         options: dict[str, Any] = {"tools": tools} if tools else {}
