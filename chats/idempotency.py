@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from assistant_api.errors import ServiceUnavailableError, ValidationFailedError
 from chats.models import Chat, IdempotencyRecord
+from infrastructure.turns import held_turn_end
 
 MAX_KEY_CHARS = 255
 KEY_LIFETIME = timedelta(hours=24)
@@ -98,6 +99,7 @@ def idempotency_outcome_replay(*, record: IdempotencyRecord, fingerprint: str) -
     deadline = time.monotonic() + WAIT_SECONDS
     delay = 0.01
     while record.status_code is None:
+        held_turn_end()  # waiting on the other request: the next message goes in meanwhile
         if time.monotonic() >= deadline:
             raise ServiceUnavailableError(STILL_ANSWERING, headers={"Retry-After": "1"})
         time.sleep(delay)

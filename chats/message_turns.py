@@ -7,7 +7,8 @@ their engine started) and a token waits for those at most; the others wait in th
 organization's line, served one organization after the other, so a burst of one
 organization's messages does not hold up another's. A turn ends when the reply's engine starts
 (or, for an engine that ends it itself, `ends_its_turn`, just before it waits on its model),
-or when the request ends.
+before any other wait (`held_turn_end`), or when the request ends; on `POST /v1/ui/chat`,
+whose reply runs in a thread of its own, when the message is accepted.
 """
 
 from __future__ import annotations

@@ -387,6 +387,7 @@ def when_database_back(action: Callable[[], None], *, what: str) -> None:
             if time.monotonic() + delay >= deadline:
                 logger.error("%s could not be written", what)
                 raise
+            held_turn_end()  # waiting for the database: the next message goes in meanwhile
             time.sleep(delay)
             delay = min(delay * 2, 2.0)
             if not connection.in_atomic_block:

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from infrastructure.turns import held_turn_end
 from knowledge.engines.base import EngineError, EventSink, Reply, ReplyRequest
 from knowledge.engines.openai.answer import AnswerSplitter
 from knowledge.engines.openai.config import (
@@ -54,6 +55,7 @@ class OpenAIEngine:
             return ModelReply(request, publisher, config).run()
         except ModelFailure as exc:
             failure = exc
+        held_turn_end()  # failed before its first request: the fallback runs outside the turn
         # Only our own description and the kind are logged: provider error bodies can quote
         # the request's credentials.
         logger.warning(

@@ -51,12 +51,12 @@ def round_stream(
     `deadline` (time.monotonic) bounds the whole reply: each request gets what is left of it,
     and it is checked on every chunk so a provider that trickles tokens cannot hold a worker.
     """
+    held_turn_end()  # the next message goes in while this reply waits on the model
     remaining = deadline - time.monotonic()
     if remaining <= 0:
         raise _timeout(config)
     calls: dict[int, ToolCall] = {}
     finished = False
-    held_turn_end()  # the next message goes in while this reply waits on the model
     try:
         # No tools at all rather than an empty list, which some servers refuse.
         options: dict[str, Any] = {"tools": tools} if tools else {}
