@@ -400,6 +400,10 @@ SSE_NOTIFY = env_bool("SSE_NOTIFY", True)
 # A process's replies hand their events to its event writer, which writes every waiting
 # reply's in one statement (chats/event_writer.py); off: each reply writes its own.
 EVENT_GROUP_COMMIT = env_bool("EVENT_GROUP_COMMIT", True)
+# After a statement several replies shared, the writer starts the next no sooner than this.
+EVENT_COMMIT_DELAY_MS = float(os.environ.get("EVENT_COMMIT_DELAY_MS", "2"))
+if not 0 <= EVENT_COMMIT_DELAY_MS <= 100:
+    raise ImproperlyConfigured("EVENT_COMMIT_DELAY_MS must be between 0 and 100")
 # How many messages a worker accepts at once, the others waiting in a line per organization
 # (chats/message_turns.py); 0: no limit. A turn that lasts longer than MESSAGE_TURN_LEASE_MS
 # no longer keeps the next message out.

@@ -6,6 +6,12 @@ tokens that arrived meanwhile costs PostgreSQL one transaction and one commit in
 each (BENCHMARKS.md, "From a model's token to the browser"). A reply that is alone waits only
 for its own statement.
 
+Replies streaming at a model's pace rarely write at the same instant, so after a statement that
+carried more than one reply's events the writer starts the next no sooner than `delay` after it
+ended, and the events that arrive meanwhile share it: PostgreSQL's `commit_delay` with
+`commit_siblings`, for the same reason (BENCHMARKS.md, "The event writer's delay"). A reply
+writing alone is never held up.
+
 The writer is a thread of its own (a greenlet under gunicorn's gevent worker) that no request
 stops, so a statement it started always ends and reports to every reply in it. Its connection
 is not one of the pool's: replies waiting for it hold theirs, and a full pool must not keep it
@@ -28,6 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -45,6 +52,8 @@ Insert = Callable[[Any, list[Any]], "list[int] | None"]
 Connect = Callable[[], Any]
 # Whether a connection is closed, or was closed by the server while idle.
 Dead = Callable[[Any], bool]
+# The seconds a statement shared by several replies holds the next back (0: not at all).
+Delay = Callable[[], float]
 
 
 class _Slot:
@@ -62,16 +71,18 @@ class _Slot:
 class EventWriter:
     """The process's event writer; `write` is called by the replies."""
 
-    def __init__(self, *, insert: Insert, connect: Connect, dead: Dead) -> None:
+    def __init__(self, *, insert: Insert, connect: Connect, dead: Dead, delay: Delay) -> None:
         self._insert = insert
         self._connect = connect
         self._dead = dead
+        self._delay = delay
         self._lock = threading.Lock()  # guards `_waiting` and `_thread`
         self._wake = threading.Event()
         self._waiting: list[_Slot] = []
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
         self._conn: Any = None
+        self._shared_end = 0.0  # when the last statement ended, if several replies shared it
 
     def write(self, events: Sequence[Any]) -> list[int] | None:
         """Writes one reply's events with the others waiting; their seqs in order, or None
@@ -105,11 +116,13 @@ class EventWriter:
             if not self._wake.wait(IDLE_SECONDS):
                 self.close()
                 continue
+            self._hold_back()
             with self._lock:
                 slots, self._waiting = self._waiting, []
                 self._wake.clear()
             try:
                 self._write(slots)
+                self._shared_end = time.monotonic() if len(slots) > 1 else 0.0
             except BaseException:
                 # The thread ends (the next write starts another): every reply waiting now
                 # writes its events itself, none waits for a thread that is gone.
@@ -121,6 +134,14 @@ class EventWriter:
             finally:
                 for slot in slots:
                     slot.done.set()
+
+    def _hold_back(self) -> None:
+        """Waits until `delay` has passed since the last statement, if several replies shared
+        it: the replies still streaming then share the next one too."""
+        if self._shared_end:
+            wait = self._shared_end + self._delay() - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
 
     def _write(self, slots: list[_Slot]) -> None:
         if not slots:

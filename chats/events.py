@@ -330,7 +330,12 @@ def _writer_connect() -> Any:
     )
 
 
-_WRITER = EventWriter(insert=_insert_grouped, connect=_writer_connect, dead=closed_by_server)
+_WRITER = EventWriter(
+    insert=_insert_grouped,
+    connect=_writer_connect,
+    dead=closed_by_server,
+    delay=lambda: settings.EVENT_COMMIT_DELAY_MS / 1000,
+)
 
 
 def event_writer_close() -> None:

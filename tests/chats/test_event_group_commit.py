@@ -215,3 +215,49 @@ def test_the_writer_takes_a_new_connection_when_the_server_ended_its_own(tenant)
     # Then nothing is lost, and the writer writes on a connection of its own again
     assert [e.content for e in Event.objects.filter(chat=chat)] == ["one ", "two", "one two"]
     assert [pid for pid in _writer_sessions() if pid != first]
+
+
+def test_replies_streaming_apart_share_statements_after_one_they_shared(tenant, settings):
+    # Given the writer's delay, and four replies that write their tokens at paces of their own,
+    # their first ones at once
+    settings.EVENT_COMMIT_DELAY_MS = 50
+    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(4)]
+    start = threading.Barrier(len(chats))
+    outcomes: dict = {}
+
+    def reply(chat, pace):
+        publisher = EventPublisher(chat_id=chat.id)
+        start.wait()
+        for n in range(6):
+            publisher.chunk(f"{n} ")
+            time.sleep(pace)
+
+    threads = [
+        _publish_in_thread(lambda c=chat, p=pace: reply(c, p), outcomes, str(chat.id))
+        for chat, pace in zip(chats, (0.007, 0.011, 0.013, 0.017), strict=True)
+    ]
+    for thread in threads:
+        thread.join(30)
+
+    # Then each reply is stored whole and in order, and their 24 tokens took a handful of
+    # statements (without the delay, nearly each token took one: 20-21 here)
+    assert outcomes == dict.fromkeys((str(chat.id) for chat in chats), "written")
+    for chat in chats:
+        stored = Event.objects.filter(chat=chat).order_by("seq")
+        assert [e.content for e in stored] == [f"{n} " for n in range(6)]
+    assert _transactions(chats) <= 10
+
+
+def test_a_reply_writing_alone_is_not_held_back(tenant, settings):
+    # Given a long delay
+    settings.EVENT_COMMIT_DELAY_MS = 100
+    publisher = EventPublisher(chat_id=ChatFactory(chatbot=tenant.chatbot).id)
+    publisher.chunk("warm ")  # a statement others shared before holds this one back, once
+    started = time.monotonic()
+
+    # When a reply writes ten tokens alone, one after the other
+    for n in range(10):
+        publisher.chunk(f"{n} ")
+
+    # Then none waited for the delay (had each waited: 1 s at least)
+    assert time.monotonic() - started < 0.5
