@@ -8,9 +8,10 @@ for its own statement.
 
 Replies streaming at a model's pace rarely write at the same instant, so after a statement that
 carried more than one reply's events the writer starts the next no sooner than `delay` after it
-ended, and the events that arrive meanwhile share it: PostgreSQL's `commit_delay` with
-`commit_siblings`, for the same reason (BENCHMARKS.md, "The event writer's delay"). A reply
-writing alone is never held up.
+ended, and the events that arrive meanwhile share it (BENCHMARKS.md, "The event writer's
+delay"). PostgreSQL's `commit_delay` waits only when other transactions are running; the writer
+cannot see the replies about to write, so it takes the last statement's sharing for a sign of
+them. A reply writing alone waits at most once: for the statement after one it shared.
 
 The writer is a thread of its own (a greenlet under gunicorn's gevent worker) that no request
 stops, so a statement it started always ends and reports to every reply in it. Its connection
@@ -82,7 +83,8 @@ class EventWriter:
         self._thread: threading.Thread | None = None
         self._pid = os.getpid()
         self._conn: Any = None
-        self._shared_end = 0.0  # when the last statement ended, if several replies shared it
+        # When the last statement ended, if several replies shared it (the writer thread's own).
+        self._shared_end = 0.0
 
     def write(self, events: Sequence[Any]) -> list[int] | None:
         """Writes one reply's events with the others waiting; their seqs in order, or None
@@ -107,6 +109,7 @@ class EventWriter:
     def _ensure_running(self) -> None:
         if os.getpid() != self._pid:  # a forked worker: its parent's thread is not here
             self._pid, self._thread, self._conn = os.getpid(), None, None
+            self._shared_end = 0.0
         if self._thread is None or not self._thread.is_alive():
             self._thread = threading.Thread(target=self._run, name="event-writer", daemon=True)
             self._thread.start()
@@ -116,13 +119,14 @@ class EventWriter:
             if not self._wake.wait(IDLE_SECONDS):
                 self.close()
                 continue
-            self._hold_back()
-            with self._lock:
-                slots, self._waiting = self._waiting, []
-                self._wake.clear()
+            slots: list[_Slot] = []
             try:
-                self._write(slots)
-                self._shared_end = time.monotonic() if len(slots) > 1 else 0.0
+                self._hold_back()
+                with self._lock:
+                    slots, self._waiting = self._waiting, []
+                    self._wake.clear()
+                shared = self._write(slots) and len(slots) > 1
+                self._shared_end = time.monotonic() if shared else 0.0
             except BaseException:
                 # The thread ends (the next write starts another): every reply waiting now
                 # writes its events itself, none waits for a thread that is gone.
@@ -143,9 +147,11 @@ class EventWriter:
             if wait > 0:
                 time.sleep(wait)
 
-    def _write(self, slots: list[_Slot]) -> None:
+    def _write(self, slots: list[_Slot]) -> bool:
+        """Writes the slots' events in one statement; whether it did (else each reply writes
+        its own, or has the error)."""
         if not slots:
-            return
+            return False
         events = [event for slot in slots for event in slot.events]
         try:
             if self._conn is not None and self._dead(self._conn):
@@ -154,7 +160,7 @@ class EventWriter:
                 self._conn = self._connect()
         except Exception as exc:
             logger.warning("event writer cannot connect (%s): replies write alone", exc)
-            return
+            return False
         try:
             seqs = self._insert(self._conn, events)
         except Exception as exc:
@@ -163,18 +169,19 @@ class EventWriter:
                 for slot in slots:
                     slot.error = OperationalError(f"event statement lost its connection: {exc}")
                     slot.error.__cause__ = exc
-                return
+                return False
             # A row the database refuses fails only its own reply, when the replies write alone;
             # anything else (a permission missing) would quietly turn group commit off.
             level = logging.INFO if isinstance(exc, psycopg.DataError) else logging.WARNING
             logger.log(level, "event statement failed (%r): its replies write alone", exc)
-            return
+            return False
         if seqs is None:
-            return  # a chat's turn or row was taken: its replies write alone, waiting for it
+            return False  # a chat's turn or row was taken: its replies write alone, waiting
         start = 0
         for slot in slots:
             slot.seqs = seqs[start : start + len(slot.events)]
             start += len(slot.events)
+        return True
 
 
 def _close_quietly(conn: Any) -> None:
