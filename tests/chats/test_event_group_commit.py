@@ -261,3 +261,57 @@ def test_a_reply_writing_alone_is_not_held_back(tenant, settings):
 
     # Then none waited for the delay (had each waited: 1 s at least)
     assert time.monotonic() - started < 0.5
+
+
+def _timed_writes(publishers, text: str) -> list[float]:
+    """Each publisher writes `text` at the same moment; how long each write took."""
+    start = threading.Barrier(len(publishers))
+    took: list[float] = [0.0] * len(publishers)
+
+    def write(index: int, publisher) -> None:
+        start.wait()
+        began = time.monotonic()
+        publisher.chunk(text)
+        took[index] = time.monotonic() - began
+        connection.close()
+
+    threads = [
+        threading.Thread(target=write, args=(index, publisher))
+        for index, publisher in enumerate(publishers)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    return took
+
+
+def test_a_shared_statement_that_wrote_nothing_holds_nothing_back(tenant, settings):
+    settings.EVENT_COMMIT_DELAY_MS = 400
+    chats = [ChatFactory(chatbot=tenant.chatbot) for _ in range(3)]
+    a, b, c = (EventPublisher(chat_id=chat.id) for chat in chats)
+
+    # Given a statement two replies shared: their writes at once, until one pair of them was
+    # held back (so the statement before it was shared, and this one gathered both)
+    for _ in range(10):
+        if min(_timed_writes([a, b], "warm ")) >= 0.2:
+            break
+    else:
+        pytest.fail("no statement was held back after a shared one")
+
+    # When the next one, shared by two replies at once, writes nothing (one chat's row is
+    # locked, as erasing it does) and each reply then writes its own
+    with psycopg.connect(**connection.get_connection_params(), autocommit=False) as locker:
+        locker.execute("SELECT 1 FROM chats_chat WHERE id = %s FOR UPDATE", [chats[2].id])
+        outcomes: dict = {}
+        locked = _publish_in_thread(lambda: c.chunk("locked"), outcomes, "c")
+        took = _timed_writes([a], "shared")[0]
+        locker.rollback()
+    locked.join(10)
+    assert outcomes == {"c": "written"}
+    assert took >= 0.2  # it was held back, so it shared the statement with the locked chat
+
+    # Then a reply writing alone right after is not held back
+    began = time.monotonic()
+    b.chunk("alone")
+    assert time.monotonic() - began < 0.15
