@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import resource
@@ -28,6 +29,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -209,8 +211,11 @@ def publish_sample(chat_ids, events_per_reply: int, gap: float) -> dict[int, flo
     return committed
 
 
-def raw_notify_latency(database_url: str, count: int, gap: float) -> list[float]:
-    """NOTIFY (autocommit) -> LISTEN receipt on two plain psycopg connections, in ms."""
+def raw_notify_latency(
+    database_url: str, count: int, gap: float, *, until: Any = None
+) -> list[float]:
+    """NOTIFY (autocommit) -> LISTEN receipt on two plain psycopg connections, in ms: `count`
+    pings `gap` seconds apart, or with `until` (an Event) as many as come before it is set."""
     import psycopg
 
     received: dict[int, float] = {}
@@ -227,7 +232,9 @@ def raw_notify_latency(database_url: str, count: int, gap: float) -> list[float]
     thread.start()
     sent: dict[int, float] = {}
     with psycopg.connect(database_url, autocommit=True) as sender:
-        for i in range(count):
+        for i in itertools.count():
+            if (i >= count) if until is None else until.is_set():
+                break
             sender.execute("SELECT pg_notify('sse_bench_raw', %s)", [str(i)])
             sent[i] = time.time()
             time.sleep(gap)

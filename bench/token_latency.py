@@ -25,6 +25,13 @@ once all along and start and end at an even rate (100 chats with 200-token repli
 token: 12.5 replies start a second); with 3 rounds or more, only the replies of that middle
 part (not each chat's first and last) are measured.
 
+Next to the raw NOTIFY of an idle moment, which the target is set against, the same pings are
+timed while the round's replies stream (`raw_notify_loaded_*`, from a process of their own): the
+delay the machine's load alone gives a bare notification. And the model server's own pace, as
+it managed it (`model_pace_ms_*`: a reply's time from its first token to its last, over its
+gaps): when it is well above `--pace-ms`, even the model server waited for a CPU, and the level
+is more than the machine can serve.
+
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
 coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
 serving the database, of the model server and of the clients (this process), and the load
@@ -213,18 +220,69 @@ async def post_messages(port: int, key: str, chats: list[str], first_reply: int)
     return await asyncio.gather(*(one(i, chat) for i, chat in enumerate(chats)))
 
 
-async def measure(level: int, chats: list[str], key: str, port: int, first_reply: int):
+class LoadedPings:
+    """Raw NOTIFY -> LISTEN pings from a process of their own (forked before the round's event
+    loop starts), sent between `start()` and `end()`: while the replies stream."""
+
+    def __init__(self, database_url: str, gap: float) -> None:
+        self._go = multiprocessing.Event()
+        self._stop = multiprocessing.Event()
+        self._results: multiprocessing.Queue = multiprocessing.Queue()
+        self._process = multiprocessing.Process(
+            target=_ping_between,
+            args=(database_url, gap, self._go, self._stop, self._results),
+            daemon=True,
+        )
+        self._process.start()
+
+    def start(self) -> None:
+        self._go.set()
+
+    def end(self) -> None:
+        self._go.set()
+        self._stop.set()
+
+    def latencies(self) -> list[float]:
+        self.end()
+        latencies = self._results.get(timeout=60)
+        self._process.join(10)
+        return latencies
+
+
+def _ping_between(database_url: str, gap: float, go, stop, results) -> None:
+    go.wait()
+    results.put(raw_notify_latency(database_url, 0, gap, until=stop))
+
+
+async def measure(
+    level: int,
+    chats: list[str],
+    key: str,
+    port: int,
+    first_reply: int,
+    pings: LoadedPings | None = None,
+):
     streams = Streams(port, key)
     await asyncio.gather(*(streams.open(chat) for chat in chats))
     await asyncio.sleep(0.5)
+    if pings is not None:
+        pings.start()
     statuses = await post_messages(port, key, chats, first_reply)
+    if pings is not None:
+        pings.end()
     await asyncio.sleep(0.5)
     await streams.close()
     return streams.arrived, statuses
 
 
 async def measure_staggered(
-    chats: list[str], key: str, port: int, first_reply: int, rounds: int, reply_seconds: float
+    chats: list[str],
+    key: str,
+    port: int,
+    first_reply: int,
+    rounds: int,
+    reply_seconds: float,
+    pings: LoadedPings,
 ):
     """Each chat sends `rounds` messages one after the other, each once the last is answered,
     the chats starting `reply_seconds / len(chats)` apart: after the first reply's time, all
@@ -243,7 +301,9 @@ async def measure_staggered(
             statuses += await post_messages(port, key, [chat_id], reply)
         return statuses
 
+    pings.start()
     statuses = await asyncio.gather(*(converse(i, chat) for i, chat in enumerate(chats)))
+    pings.end()
     await asyncio.sleep(0.5)
     await streams.close()
     return streams.arrived, [status for chat in statuses for status in chat]
@@ -324,6 +384,17 @@ def events_made(chats: list[str]) -> dict[str, float]:
     return made
 
 
+def model_paces(written: dict[str, float], replies: set[int], tokens: int) -> list[float]:
+    """Each reply's pace as the model server managed it, in ms: from its first token to its
+    last, over the gaps between them."""
+    paces = []
+    for reply in replies:
+        start, end = written.get(f"r{reply}t0"), written.get(f"r{reply}t{tokens - 1}")
+        if start is not None and end is not None and tokens > 1:
+            paces.append((end - start) * 1000 / (tokens - 1))
+    return paces
+
+
 def make_fixtures(count: int) -> tuple[str, list[str]]:
     from accounts.services import api_key_issue
     from chats.models import Chat
@@ -402,6 +473,7 @@ def main() -> None:
         for level in levels:
             arrived: dict[str, float] = {}
             raw: list[float] = []
+            raw_loaded: list[float] = []
             failures = 0
             cpu = db_cpu = model_cpu = client_cpu = 0.0
             events = 0
@@ -414,19 +486,24 @@ def main() -> None:
                 batch = chats[next_chat : next_chat + level]
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
                 model_before, client_before = process_cpu_seconds(model.pid), process_cpu_seconds()
+                # On the cluster's own database, so that its backends' CPU is not counted as
+                # the server's; PostgreSQL has one notification queue for all databases.
+                pings = LoadedPings(database_url.rsplit("/", 1)[0] + "/postgres", gap=0.01)
                 if staggered:
                     reply_seconds = args.tokens * args.pace_ms / 1000
                     session = measure_staggered(
-                        batch, key, api_port, next_chat, args.rounds, reply_seconds
+                        batch, key, api_port, next_chat, args.rounds, reply_seconds, pings
                     )
                     seen, statuses = asyncio.run(session)
                 else:
-                    seen, statuses = asyncio.run(measure(level, batch, key, api_port, next_chat))
+                    run = measure(level, batch, key, api_port, next_chat, pings)
+                    seen, statuses = asyncio.run(run)
                 cpu += server_cpu_seconds(server) - cpu_before
                 model_cpu += process_cpu_seconds(model.pid) - model_before
                 client_cpu += process_cpu_seconds() - client_before
                 db_after = database_cpu_seconds()
                 db_cpu += sum(used - db_before.get(pid, 0.0) for pid, used in db_after.items())
+                raw_loaded += pings.latencies()
                 events += text_events(batch)
                 made.update(events_made(batch))
                 connection.close()
@@ -446,12 +523,14 @@ def main() -> None:
             last: list[float] = []
             to_event: list[float] = []
             event_to_client: list[float] = []
+            replies: set[int] = set()
             for word, at in arrived.items():
                 if word not in written:
                     continue
                 reply, index = map(int, WORD.fullmatch(word).groups())  # type: ignore[union-attr]
                 if counted is not None and reply not in counted:
                     continue
+                replies.add(reply)
                 position = first if index == 0 else last if index == args.tokens - 1 else middle
                 position.append((at - written[word]) * 1000)
                 if word in made:
@@ -459,6 +538,7 @@ def main() -> None:
                     event_to_client.append((at - made[word]) * 1000)
             later = middle + last
             latencies = first + later
+            paces = model_paces(written, replies, args.tokens)
             tokens_written = level * args.rounds * args.tokens
             expected = len(counted) * args.tokens if counted is not None else tokens_written
             result = {
@@ -487,6 +567,10 @@ def main() -> None:
                 "event_to_client_ms_p99": rounded_percentile(event_to_client, 99),
                 "raw_notify_ms_p50": rounded_percentile(raw, 50),
                 "raw_notify_ms_p99": rounded_percentile(raw, 99),
+                "raw_notify_loaded_ms_p50": rounded_percentile(raw_loaded, 50),
+                "raw_notify_loaded_ms_p99": rounded_percentile(raw_loaded, 99),
+                "model_pace_ms_p50": rounded_percentile(paces, 50),
+                "model_pace_ms_p99": rounded_percentile(paces, 99),
             }
             result["p99_target_ms"] = round(3 * result["raw_notify_ms_p99"] + 20, 2)
             result["p50_ok"] = result["token_ms_p50"] <= 10
