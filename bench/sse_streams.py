@@ -78,7 +78,11 @@ def make_fixtures(count: int):
     return key, [chat.id for chat in chats]
 
 
-def start_server(port: int, **env_overrides: str) -> subprocess.Popen:
+def start_server(
+    port: int, *, app: str = "assistant_api.wsgi", **env_overrides: str
+) -> subprocess.Popen:
+    """gunicorn serving `app` on `port`: the service, configured as in production, or another
+    WSGI application in gevent workers (bench/token_floor.py) with the same worker settings."""
     env = {
         **os.environ,
         "WEB_CONCURRENCY": "1",
@@ -88,15 +92,13 @@ def start_server(port: int, **env_overrides: str) -> subprocess.Popen:
         "WORKER_CONNECTIONS": "10000",
         **env_overrides,
     }
+    if app == "assistant_api.wsgi":
+        options = ["-c", "assistant_api/gunicorn.conf.py"]
+    else:
+        options = ["-k", "gevent", "-w", env["WEB_CONCURRENCY"], "-b", f"127.0.0.1:{port}"]
+        options += ["--worker-connections", env["WORKER_CONNECTIONS"]]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-c",
-            "assistant_api/gunicorn.conf.py",
-            "assistant_api.wsgi",
-        ],
+        [sys.executable, "-m", "gunicorn", *options, app],
         cwd=ROOT,
         env=env,
     )

@@ -32,6 +32,10 @@ it managed it (`model_pace_ms_*`: a reply's time from its first token to its las
 gaps): when it is well above `--pace-ms`, even the model server waited for a CPU, and the level
 is more than the machine can serve.
 
+`--floor` serves bench/token_floor.py instead of the service: the same path with the least
+work this stack can do it with (no middleware, authentication, quota, engine or event writer):
+a target it misses on a machine is one that doing less work alone would not reach there.
+
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
 coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
 serving the database, of the model server and of the clients (this process), and the load
@@ -428,6 +432,11 @@ def main() -> None:
         "time, and only the replies while all chats stream count (not the first and last "
         "of each chat, with 3 rounds or more)",
     )
+    parser.add_argument(
+        "--floor",
+        action="store_true",
+        help="serve bench/token_floor.py instead of the service: the least work of the path",
+    )
     args = parser.parse_args()
     levels = [int(level) for level in args.levels.split(",")]
     database_url = os.environ.get("DATABASE_URL", DEFAULT_URL)
@@ -453,6 +462,8 @@ def main() -> None:
     ready.wait(10)
     server = start_server(
         api_port,
+        app="bench.token_floor:app" if args.floor else "assistant_api.wsgi",
+        FLOOR_MODEL_URL=f"http://127.0.0.1:{model_port}/v1",
         WEB_CONCURRENCY=args.workers,
         ASSISTANT_ENGINE="openai",
         OPENAI_BASE_URL=f"http://127.0.0.1:{model_port}/v1",
