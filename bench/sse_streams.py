@@ -82,7 +82,8 @@ def start_server(
     port: int, *, app: str = "assistant_api.wsgi", **env_overrides: str
 ) -> subprocess.Popen:
     """gunicorn serving `app` on `port`: the service, configured as in production, or another
-    WSGI application in gevent workers (bench/token_floor.py) with the same worker settings."""
+    WSGI application (bench/token_floor.py) in plain gevent workers, as many and with as many
+    connections each (`WEB_CONCURRENCY`, `WORKER_CONNECTIONS`)."""
     env = {
         **os.environ,
         "WEB_CONCURRENCY": "1",
@@ -241,7 +242,7 @@ def raw_notify_latency(
             sent[i] = time.time()
             time.sleep(gap)
     deadline = time.monotonic() + 5
-    while len(received) < count and time.monotonic() < deadline:
+    while len(received) < len(sent) and time.monotonic() < deadline:
         time.sleep(0.05)
     done.set()
     thread.join()

@@ -1,17 +1,19 @@
-"""The token path's floor: the least work any service of this stack does to bring a model's
-tokens to an event stream, for `bench/token_latency.py --floor` to measure beside the service.
+"""The token path's floor: the least work around the service's own ways of scheduling it that
+brings a model's tokens to an event stream, for `bench/token_latency.py --floor` to measure
+beside the service.
 
-A bare WSGI application served like the service (gunicorn, gevent workers), on the same paths
-and the same tables, with no middleware, authentication, validation, quota, history, engine or
-event writer. A message stores the shopper's text as an event, streams a model's reply from
-the loopback model server (raw socket, SSE lines, JSON), stores the tokens as events, each with
-its NOTIFY (the tokens that arrived while the last was written in one event, as the service
-coalesces them), and stores the answer. The tokens' events of all the worker's replies waiting
-are written in one autocommit statement, as the service's event writer does
-(`FLOOR_GROUP_COMMIT=0`: each reply writes its own). Each worker has one listener that
-LISTENs, reads each notification's payload (the event itself) and hands its frame to the open
-streams of its chat. What the floor leaves out, the service must do; a target the floor misses
-on a machine is one that doing less work alone would not reach there.
+A bare WSGI application served by gunicorn's gevent workers, on the service's paths and tables,
+with no middleware, authentication, validation, quota, history, engine or Django models. A
+message is stored (in a turn of the worker's messages, `infrastructure/turns.py`, as the
+service's is); the model's reply is read over a raw socket (SSE lines, JSON); the tokens that
+arrived while the last were written become one notifying event, handed to the worker's event
+writer (`chats/event_writer.py`, the service's own, with a statement of the floor's); and the
+answer is stored. Each worker has one listener that LISTENs and hands each notification's event
+(carried in its payload) to its chat's streams. The service's settings for these apply:
+`MESSAGE_TURNS`, `MESSAGE_TURN_LEASE_MS`, `EVENT_GROUP_COMMIT`, `EVENT_COMMIT_DELAY_MS`.
+
+What the floor leaves out, the service must do; a target the floor misses on a machine is one
+that the service would not reach there by doing less work in the same way.
 
     gunicorn -k gevent -w 2 bench.token_floor:app   # DATABASE_URL, FLOOR_MODEL_URL set
 
@@ -24,15 +26,17 @@ import json
 import os
 import re
 import socket
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
 import gevent
 import psycopg
-from gevent.event import AsyncResult
-from gevent.event import Event as GeventEvent
 from gevent.queue import Empty, Queue
 from psycopg_pool import ConnectionPool
+
+from chats.event_writer import EventWriter
+from infrastructure.turns import Turns
 
 CHANNEL = "chat_events_floor"
 PATH = re.compile(r"^/v1/chats/([0-9a-f-]{36})/messages(/events)?$")
@@ -62,6 +66,8 @@ _streams: dict[str, set[Queue]] = {}
 
 
 def app(environ, start_response):
+    """`POST .../messages` answers once the reply is stored; `GET .../messages/events` streams
+    the chat's events from when it opened."""
     if environ["PATH_INFO"] == "/healthz":
         start_response("200 OK", [("Content-Length", "0")])
         return [b""]
@@ -80,30 +86,37 @@ def app(environ, start_response):
 
 
 def _reply(chat_id: str, message: str) -> None:
-    """Stores the message, then each piece of the answer as it comes (what arrived while the
-    last piece was written, in one event: a reply that fell behind catches up), then the
-    answer."""
+    """Stores the message in a turn, then each piece of the answer as it comes (what arrived
+    while the last piece was written, in one event: a reply that fell behind catches up), then
+    the answer."""
     arrived: Queue = Queue()
     words: list[str] = []
     with _database().connection() as conn:
         conn.autocommit = True
-        _keep(conn, chat_id, message)
+        with _turn():
+            _keep(conn, chat_id, message)
         reader = gevent.spawn(_read_into, arrived, message)
-        ended = False
-        while not ended:
-            texts = [arrived.get()]
-            while not arrived.empty():
-                texts.append(arrived.get_nowait())
-            ended = texts[-1] is None
-            texts = [text for text in texts if text is not None]
-            if texts:
-                words += texts
-                if _GROUPED:
-                    _WRITER.write(chat_id, "".join(texts))
-                else:
-                    _store(conn, chat_id, "".join(texts))
-        _keep(conn, chat_id, "".join(words))
-    reader.get()
+        try:
+            ended = False
+            while not ended:
+                texts = [arrived.get()]
+                while not arrived.empty():
+                    texts.append(arrived.get_nowait())
+                ended = texts[-1] is None
+                texts = [text for text in texts if text is not None]
+                if texts:
+                    words += texts
+                    _write(conn, chat_id, "".join(texts))
+            _keep(conn, chat_id, "".join(words))
+            reader.get()  # raises what ended the model's stream, if it failed
+        finally:
+            reader.kill()
+
+
+def _turn():
+    """A turn of the worker's messages, as the service's (chats/message_turns.py), which ends
+    before the reply waits on its model."""
+    return _TURNS.turn("floor") if _TURNS is not None else nullcontext()
 
 
 def _read_into(arrived: Queue, message: str) -> None:
@@ -114,7 +127,11 @@ def _read_into(arrived: Queue, message: str) -> None:
         arrived.put(None)
 
 
-def _store(conn, chat_id: str, content: str) -> None:
+def _write(conn, chat_id: str, content: str) -> None:
+    """Through the worker's event writer, as the service's replies write; alone when it did
+    not write (a statement that failed)."""
+    if _WRITER is not None and _WRITER.write([(chat_id, content, datetime.now(UTC))]):
+        return
     conn.execute(INSERT, (chat_id, content, datetime.now(UTC), CHANNEL)).fetchall()
 
 
@@ -124,41 +141,37 @@ def _keep(conn, chat_id: str, content: str) -> None:
     conn.execute(KEEP, (chat_id, content, datetime.now(UTC)))
 
 
-class _Writer:
-    """One per worker: writes the pieces of every reply waiting in one statement."""
-
-    def __init__(self) -> None:
-        self._waiting: list[tuple[str, str, datetime, AsyncResult]] = []
-        self._wake = GeventEvent()
-        self._greenlet: gevent.Greenlet | None = None
-
-    def write(self, chat_id: str, content: str) -> None:
-        done = AsyncResult()
-        self._waiting.append((chat_id, content, datetime.now(UTC), done))
-        if self._greenlet is None:
-            self._greenlet = gevent.spawn(self._run)
-        self._wake.set()
-        done.get()
-
-    def _run(self) -> None:
-        with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-            while True:
-                self._wake.wait()
-                self._wake.clear()
-                rows, self._waiting = self._waiting, []
-                try:
-                    columns = [list(column) for column in zip(*rows, strict=True)][:3]
-                    conn.execute(INSERT_MANY, (*columns, CHANNEL)).fetchall()
-                except Exception as exc:
-                    for *_, done in rows:
-                        done.set_exception(exc)
-                else:
-                    for *_, done in rows:
-                        done.set(None)
+def _insert_many(conn, events: list[tuple[str, str, datetime]]) -> list[int]:
+    chats, contents, times = [list(column) for column in zip(*events, strict=True)]
+    rows = conn.execute(INSERT_MANY, (chats, contents, times, CHANNEL)).fetchall()
+    return sorted(row[0] for row in rows)
 
 
-_GROUPED = os.environ.get("FLOOR_GROUP_COMMIT", "1") != "0"
-_WRITER = _Writer()
+def _writer() -> EventWriter | None:
+    """The service's event writer (chats/event_writer.py) around the floor's statement, with
+    the service's settings: `EVENT_GROUP_COMMIT` (off: each reply writes alone) and
+    `EVENT_COMMIT_DELAY_MS`."""
+    if os.environ.get("EVENT_GROUP_COMMIT", "on").lower() in ("0", "off", "false", "no"):
+        return None
+    delay = float(os.environ.get("EVENT_COMMIT_DELAY_MS", "2")) / 1000
+    return EventWriter(
+        insert=_insert_many,
+        connect=lambda: psycopg.connect(os.environ["DATABASE_URL"], autocommit=True),
+        dead=lambda conn: conn.closed,
+        delay=lambda: delay,
+    )
+
+
+def _turns() -> Turns | None:
+    """The service's turns (infrastructure/turns.py), with its settings `MESSAGE_TURNS` and
+    `MESSAGE_TURN_LEASE_MS`."""
+    size = int(os.environ.get("MESSAGE_TURNS", "1"))
+    lease = int(os.environ.get("MESSAGE_TURN_LEASE_MS", "100")) / 1000
+    return Turns(size=size, lease=lease) if size else None
+
+
+_WRITER = _writer()
+_TURNS = _turns()
 
 
 def _model_tokens(message: str):
@@ -217,18 +230,28 @@ def _listening() -> None:
 
 
 def _listen() -> None:
-    with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
-        conn.execute(f"LISTEN {CHANNEL}")
-        for notify in conn.notifies():
-            chat_id, seq, columns = notify.payload.split(":", 2)
-            queues = _streams.get(chat_id)
-            if not queues:
-                continue
-            status, content, _ = json.loads(columns)
-            event = {"chatId": chat_id, "eventId": seq, "status": status, "content": content}
-            frame = f"id: {seq}\ndata: {json.dumps(event)}\n\n".encode()
-            for queue in queues:
-                queue.put(frame)
+    """Hands each notified event to its chat's streams here; reconnects when the connection
+    drops (events notified meanwhile are lost: the benchmark counts the tokens that arrived)."""
+    while True:
+        try:
+            with psycopg.connect(os.environ["DATABASE_URL"], autocommit=True) as conn:
+                conn.execute(f"LISTEN {CHANNEL}")
+                for notify in conn.notifies():
+                    _deliver(notify.payload)
+        except psycopg.Error:
+            gevent.sleep(0.2)
+
+
+def _deliver(payload: str) -> None:
+    chat_id, seq, columns = payload.split(":", 2)
+    queues = _streams.get(chat_id)
+    if not queues:
+        return
+    status, content, _ = json.loads(columns)
+    event = {"chatId": chat_id, "eventId": seq, "status": status, "content": content}
+    frame = f"id: {seq}\ndata: {json.dumps(event)}\n\n".encode()
+    for queue in queues:
+        queue.put(frame)
 
 
 def _database() -> ConnectionPool:

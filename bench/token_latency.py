@@ -26,15 +26,16 @@ token: 12.5 replies start a second); with 3 rounds or more, only the replies of 
 part (not each chat's first and last) are measured.
 
 Next to the raw NOTIFY of an idle moment, which the target is set against, the same pings are
-timed while the round's replies stream (`raw_notify_loaded_*`, from a process of their own): the
-delay the machine's load alone gives a bare notification. And the model server's own pace, as
-it managed it (`model_pace_ms_*`: a reply's time from its first token to its last, over its
-gaps): when it is well above `--pace-ms`, even the model server waited for a CPU, and the level
-is more than the machine can serve.
+timed while the round's replies stream (`raw_notify_loaded_*`, from a process of their own, on
+the cluster's `postgres` database; with `--arrivals staggered`, also while the level ramps up
+and down): the delay the machine's load alone gives a bare notification. And the model server's
+gaps between two tokens of a reply as it wrote them (`model_gap_ms_*`): well above
+`--pace-ms`, even the model server waited for a CPU, and the level is more than the machine
+can serve.
 
-`--floor` serves bench/token_floor.py instead of the service: the same path with the least
-work this stack can do it with (no middleware, authentication, quota, engine or event writer):
-a target it misses on a machine is one that doing less work alone would not reach there.
+`--floor` serves bench/token_floor.py instead of the service: the same path, scheduled the
+service's way (turns, the event writer), with the least work around it (no middleware,
+authentication, quota, history, engine or Django models).
 
 Each level also reports the text events written (fewer than tokens when a reply's tokens were
 coalesced), the CPU time per token of the server's processes, of the PostgreSQL backends
@@ -47,9 +48,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import multiprocessing
 import os
+import queue
 import re
 import sys
 import threading
@@ -248,7 +251,11 @@ class LoadedPings:
 
     def latencies(self) -> list[float]:
         self.end()
-        latencies = self._results.get(timeout=60)
+        try:
+            latencies = self._results.get(timeout=60)
+        except queue.Empty:
+            self._process.kill()
+            raise RuntimeError("the NOTIFY pings' process gave no result") from None
         self._process.join(10)
         return latencies
 
@@ -388,15 +395,14 @@ def events_made(chats: list[str]) -> dict[str, float]:
     return made
 
 
-def model_paces(written: dict[str, float], replies: set[int], tokens: int) -> list[float]:
-    """Each reply's pace as the model server managed it, in ms: from its first token to its
-    last, over the gaps between them."""
-    paces = []
+def model_gaps(written: dict[str, float], replies: set[int], tokens: int) -> list[float]:
+    """The time between each two tokens of a reply as the model server wrote them, in ms: its
+    pace plus how long it took to write the first (one late write shows in the tail)."""
+    gaps = []
     for reply in replies:
-        start, end = written.get(f"r{reply}t0"), written.get(f"r{reply}t{tokens - 1}")
-        if start is not None and end is not None and tokens > 1:
-            paces.append((end - start) * 1000 / (tokens - 1))
-    return paces
+        times = [written.get(f"r{reply}t{n}") for n in range(tokens)]
+        gaps += [(b - a) * 1000 for a, b in itertools.pairwise(times) if a is not None and b]
+    return gaps
 
 
 def make_fixtures(count: int) -> tuple[str, list[str]]:
@@ -497,18 +503,22 @@ def main() -> None:
                 batch = chats[next_chat : next_chat + level]
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
                 model_before, client_before = process_cpu_seconds(model.pid), process_cpu_seconds()
-                # On the cluster's own database, so that its backends' CPU is not counted as
-                # the server's; PostgreSQL has one notification queue for all databases.
+                # On the cluster's own database, so that their backends' CPU is not counted as
+                # the service's database work, nor their notifications wake its listeners
+                # (PostgreSQL has one notification queue for all databases, as on the service's).
                 pings = LoadedPings(database_url.rsplit("/", 1)[0] + "/postgres", gap=0.01)
-                if staggered:
-                    reply_seconds = args.tokens * args.pace_ms / 1000
-                    session = measure_staggered(
-                        batch, key, api_port, next_chat, args.rounds, reply_seconds, pings
-                    )
-                    seen, statuses = asyncio.run(session)
-                else:
-                    run = measure(level, batch, key, api_port, next_chat, pings)
-                    seen, statuses = asyncio.run(run)
+                try:
+                    if staggered:
+                        reply_seconds = args.tokens * args.pace_ms / 1000
+                        session = measure_staggered(
+                            batch, key, api_port, next_chat, args.rounds, reply_seconds, pings
+                        )
+                        seen, statuses = asyncio.run(session)
+                    else:
+                        run = measure(level, batch, key, api_port, next_chat, pings)
+                        seen, statuses = asyncio.run(run)
+                finally:
+                    pings.end()
                 cpu += server_cpu_seconds(server) - cpu_before
                 model_cpu += process_cpu_seconds(model.pid) - model_before
                 client_cpu += process_cpu_seconds() - client_before
@@ -549,7 +559,7 @@ def main() -> None:
                     event_to_client.append((at - made[word]) * 1000)
             later = middle + last
             latencies = first + later
-            paces = model_paces(written, replies, args.tokens)
+            gaps = model_gaps(written, replies, args.tokens)
             tokens_written = level * args.rounds * args.tokens
             expected = len(counted) * args.tokens if counted is not None else tokens_written
             result = {
@@ -580,8 +590,8 @@ def main() -> None:
                 "raw_notify_ms_p99": rounded_percentile(raw, 99),
                 "raw_notify_loaded_ms_p50": rounded_percentile(raw_loaded, 50),
                 "raw_notify_loaded_ms_p99": rounded_percentile(raw_loaded, 99),
-                "model_pace_ms_p50": rounded_percentile(paces, 50),
-                "model_pace_ms_p99": rounded_percentile(paces, 99),
+                "model_gap_ms_p50": rounded_percentile(gaps, 50),
+                "model_gap_ms_p99": rounded_percentile(gaps, 99),
             }
             result["p99_target_ms"] = round(3 * result["raw_notify_ms_p99"] + 20, 2)
             result["p50_ok"] = result["token_ms_p50"] <= 10
