@@ -401,7 +401,9 @@ def model_gaps(written: dict[str, float], replies: set[int], tokens: int) -> lis
     gaps = []
     for reply in replies:
         times = [written.get(f"r{reply}t{n}") for n in range(tokens)]
-        gaps += [(b - a) * 1000 for a, b in itertools.pairwise(times) if a is not None and b]
+        gaps += [
+            (b - a) * 1000 for a, b in itertools.pairwise(times) if a is not None and b is not None
+        ]
     return gaps
 
 
@@ -504,8 +506,8 @@ def main() -> None:
                 cpu_before, db_before = server_cpu_seconds(server), database_cpu_seconds()
                 model_before, client_before = process_cpu_seconds(model.pid), process_cpu_seconds()
                 # On the cluster's own database, so that their backends' CPU is not counted as
-                # the service's database work, nor their notifications wake its listeners
-                # (PostgreSQL has one notification queue for all databases, as on the service's).
+                # the service's database work and their notifications wake none of its
+                # listeners; they still pass through PostgreSQL's one queue for all databases.
                 pings = LoadedPings(database_url.rsplit("/", 1)[0] + "/postgres", gap=0.01)
                 try:
                     if staggered:
