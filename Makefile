@@ -70,7 +70,7 @@ lint: install
 # target (eval/targets.yaml lists the tracked ones, reported only). Runs in a scratch database beside the one
 # DATABASE_URL or SQLITE_PATH names (`<name>_eval`, `<file>-eval.sqlite3`), dropped at the end.
 eval: install
-	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner
+	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner $(EVAL_ARGS)
 
 format: install
 	$(VENV)/bin/ruff check --fix .
