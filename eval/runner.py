@@ -434,6 +434,11 @@ def main(argv: list[str]) -> int:
     try:
         report = run(conversations)
     finally:
+        # The replies' event writer keeps a connection of its own, which would keep PostgreSQL
+        # from dropping the scratch database for its first idle seconds.
+        from chats.events import event_writer_close
+
+        event_writer_close()
         connection.creation.destroy_test_db(configured, verbosity=0)
     print(report.text(verbose=options.verbose))
     return 0 if report.meets_targets else 1
