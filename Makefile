@@ -69,6 +69,7 @@ lint: install
 # ungrounded facts per catalog, language and set; exits non-zero when the gated sets are below
 # target (eval/targets.yaml lists the tracked ones, reported only). Runs in a scratch database beside the one
 # DATABASE_URL or SQLITE_PATH names (`<name>_eval`, `<file>-eval.sqlite3`), dropped at the end.
+# EVAL_ARGS passes the runner's options: `make eval EVAL_ARGS="--set NAME -v"`.
 eval: install
 	SECRET_KEY=$${SECRET_KEY:-eval-only} LOG_LEVEL=$${LOG_LEVEL:-ERROR} $(PY) -m eval.runner $(EVAL_ARGS)
 

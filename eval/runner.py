@@ -426,6 +426,8 @@ def main(argv: list[str]) -> int:
     django.setup()
     from django.db import connection
 
+    from chats.events import event_writer_close
+
     # Django's test database machinery: create and migrate the scratch database, switch the
     # connection to it, and drop it at the end (a run that was killed leaves only the scratch
     # database, replaced by the next run).
@@ -436,8 +438,6 @@ def main(argv: list[str]) -> int:
     finally:
         # The replies' event writer keeps a connection of its own, which would keep PostgreSQL
         # from dropping the scratch database for its first idle seconds.
-        from chats.events import event_writer_close
-
         event_writer_close()
         connection.creation.destroy_test_db(configured, verbosity=0)
     print(report.text(verbose=options.verbose))
